@@ -1,0 +1,34 @@
+# Two commands on a fresh machine: `make demo` and `make test` (README).
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test test-all proofs bench install clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+
+$(STAMP): $(PY) pyproject.toml
+	$(PY) -m pip install -q -e '.[test,plot]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/verialloc demo
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+	$(PY) -m proofs_checks
+
+test-all: $(STAMP)
+	$(PY) -m pytest -q -m ''
+	$(PY) -m proofs_checks
+
+bench: $(STAMP)
+	$(PY) benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

@@ -1,0 +1,160 @@
+"""Pairs on a finite output set: randomized response and arbitrary discrete pairs."""
+from __future__ import annotations
+
+import json
+from abc import abstractmethod
+from fractions import Fraction
+from pathlib import Path
+
+import mpmath as mp
+import sympy as sp
+
+from ..errors import InvalidParameter
+from ..validation import positive, real, to_fraction
+from .base import Mechanism, SymbolicMoments, mpq
+
+
+class FinitePair(Mechanism):
+    """A pair (P, Q) of probability vectors over outputs 0..m−1."""
+
+    def probabilities(self) -> tuple[list, list]:
+        """(P, Q) as mpf lists at the current precision."""
+        p, q = self.symbolic_probabilities()
+        return [self._to_mp(x) for x in p], [self._to_mp(x) for x in q]
+
+    def exact_probabilities(self) -> tuple[list[Fraction], list[Fraction]] | None:
+        """(P, Q) as Fractions when they are rational, else None."""
+        return None
+
+    @abstractmethod
+    def symbolic_probabilities(self) -> tuple[tuple, tuple]:
+        """(P, Q) as sympy expressions in `self.generator` (or plain Rationals)."""
+
+    generator: sp.Symbol | None = None
+    generator_value: sp.Expr | None = None
+
+    def _to_mp(self, expr) -> mp.mpf:
+        if self.generator is not None:
+            expr = expr.subs(self.generator, self.generator_value)
+        return mp.mpf(sp.N(expr, mp.mp.dps + 5)) if not isinstance(expr, sp.Rational) else mpq(Fraction(int(expr.p), int(expr.q)))
+
+    @property
+    def size(self) -> int:
+        return len(self.symbolic_probabilities()[0])
+
+    @property
+    def absolutely_continuous(self) -> bool:
+        p, q = self.symbolic_probabilities()
+        return all(not (qi == 0 and pi != 0) for pi, qi in zip(p, q))
+
+    def privacy_loss(self, i: int) -> mp.mpf:
+        """ℓ(i; P, Q) = ln P_i/Q_i, ±inf where one side vanishes (F1)."""
+        p, q = self.probabilities()
+        if q[i] == 0:
+            return mp.inf if p[i] > 0 else mp.nan
+        return mp.log(p[i] / q[i]) if p[i] > 0 else -mp.inf
+
+    def delta(self, epsilon, direction: str = "remove") -> mp.mpf:
+        """H_{e^ε} = Σ_i [A_i − e^ε B_i]_+ with (A, B) = (P, Q) for remove, (Q, P) for add (F2)."""
+        d = self._direction(direction)
+        kappa = mp.exp(mpq(real("epsilon", epsilon)))
+        p, q = self.probabilities()
+        a, b = (p, q) if d == "remove" else (q, p)
+        return mp.fsum(max(ai - kappa * bi, 0) for ai, bi in zip(a, b))
+
+    def moment(self, p) -> mp.mpf:
+        """D_p = Σ_{Q_i>0} Q_i (P_i/Q_i)^p (F5); +inf for p > 1 when P is not ≪ Q."""
+        p = mp.mpf(p)
+        if p > 1 and not self.absolutely_continuous:
+            return mp.inf
+        pv, qv = self.probabilities()
+        return mp.fsum(qi * (pi / qi) ** p for pi, qi in zip(pv, qv) if qi > 0)  # 0^0 = 1: D_0 = 1
+
+    def moments_symbolic(self, n: int) -> SymbolicMoments:
+        """Exact D_0..D_n: rationals for rational pairs, rational functions of the generator otherwise."""
+        if not self.absolutely_continuous:
+            raise InvalidParameter("pair", self, "Rényi moments are infinite: P has mass where Q has none")
+        pv, qv = self.symbolic_probabilities()
+        vals = []
+        for k in range(n + 1):
+            terms = [qi * (pi / qi) ** k for pi, qi in zip(pv, qv) if qi != 0]  # sympy: 0**0 == 1
+            vals.append(sp.cancel(sp.Add(*terms)) if self.generator is not None else sp.Add(*terms))
+        return SymbolicMoments(tuple(vals), self.generator, self.generator_value)
+
+
+class RandomizedResponse(FinitePair):
+    """Binary randomized response: P = (e^{ε0}, 1)/(1+e^{ε0}), Q = (1, e^{ε0})/(1+e^{ε0}) over outputs (1, 0)."""
+
+    name = "randomized-response"
+
+    def __init__(self, eps0):
+        self.eps0 = positive("eps0", eps0)
+        self.generator = sp.Symbol("x", positive=True)  # x = exp(eps0)
+        self.generator_value = sp.exp(sp.Rational(self.eps0))
+
+    def params(self) -> dict[str, str]:
+        return {"eps0": str(self.eps0)}
+
+    def symbolic_probabilities(self):
+        x = self.generator
+        return (x / (1 + x), 1 / (1 + x)), (1 / (1 + x), x / (1 + x))
+
+    def probabilities(self):
+        x = mp.exp(mpq(self.eps0))
+        return [x / (1 + x), 1 / (1 + x)], [1 / (1 + x), x / (1 + x)]
+
+
+class DiscretePair(FinitePair):
+    """Any finite pair; P may put mass where Q has none (then the remove loss has an atom at +inf).
+
+    Entries are read exactly (floats through their shortest repr, strings like "1/3" exactly).
+    A vector whose sum is within 1e-9 of 1 is renormalized to sum exactly to 1.
+    """
+
+    name = "discrete"
+
+    def __init__(self, p, q):
+        self.p = _probability_vector("p", p)
+        self.q = _probability_vector("q", q)
+        if len(self.p) != len(self.q):
+            raise InvalidParameter("q", f"length {len(self.q)}", f"must have the same length as p ({len(self.p)})")
+
+    @classmethod
+    def from_json(cls, path) -> "DiscretePair":
+        """Read `{"p": [...], "q": [...]}` from a JSON file."""
+        fmt = 'must be a readable JSON file {"p": [...], "q": [...]} of probability vectors'
+        try:
+            data = json.loads(Path(path).read_text())
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InvalidParameter("pair", path, f"{fmt} ({type(exc).__name__})") from None
+        if not isinstance(data, dict) or set(data) != {"p", "q"}:
+            raise InvalidParameter("pair", path, fmt)
+        return cls(data["p"], data["q"])
+
+    def params(self) -> dict[str, str]:
+        return {"p": "[" + ", ".join(map(str, self.p)) + "]", "q": "[" + ", ".join(map(str, self.q)) + "]"}
+
+    def exact_probabilities(self):
+        return list(self.p), list(self.q)
+
+    def symbolic_probabilities(self):
+        return tuple(sp.Rational(x) for x in self.p), tuple(sp.Rational(x) for x in self.q)
+
+    def probabilities(self):
+        return [mpq(x) for x in self.p], [mpq(x) for x in self.q]
+
+
+def _probability_vector(name: str, values) -> tuple[Fraction, ...]:
+    rule = "must be a non-empty list of probabilities >= 0 summing to 1"
+    if not isinstance(values, (list, tuple)) or not values:
+        raise InvalidParameter(name, values, rule)
+    vec = []
+    for i, v in enumerate(values):
+        x = to_fraction(f"{name}[{i}]", v)
+        if x < 0:
+            raise InvalidParameter(f"{name}[{i}]", v, "must be >= 0")
+        vec.append(x)
+    total = sum(vec)
+    if abs(total - 1) > Fraction(1, 10**9):
+        raise InvalidParameter(name, f"sum {float(total)!r}", rule)
+    return tuple(x / total for x in vec)

@@ -1,0 +1,62 @@
+"""Gaussian mechanism: P = N(1, σ²), Q = N(0, σ²) (F9, F16)."""
+from __future__ import annotations
+
+import mpmath as mp
+import sympy as sp
+
+from ..validation import positive, real
+from .base import ContinuousMechanism, SymbolicMoments, mpq
+
+
+class Gaussian(ContinuousMechanism):
+    """Tightly dominating pair of the Gaussian mechanism with noise multiplier σ (F16)."""
+
+    name = "gaussian"
+
+    def __init__(self, sigma):
+        self.sigma = positive("sigma", sigma)
+
+    def params(self) -> dict[str, str]:
+        return {"sigma": str(self.sigma)}
+
+    def delta(self, epsilon, direction: str = "remove") -> mp.mpf:
+        """Balle–Wang profile (F13): Φ(1/(2σ) − εσ) − e^ε Φ(−1/(2σ) − εσ); both directions agree."""
+        self._direction(direction)
+        s, e = mpq(self.sigma), mpq(real("epsilon", epsilon))
+        return gaussian_delta(s, e)
+
+    def moment(self, p) -> mp.mpf:
+        """D_p = exp(p(p−1)/(2σ²)) (F14)."""
+        p = mp.mpf(p)
+        return mp.exp(p * (p - 1) / (2 * mpq(self.sigma) ** 2))
+
+    def rdp(self, alpha) -> mp.mpf:
+        """R_α = α/(2σ²) (F14)."""
+        super().rdp(alpha)  # validates alpha
+        return mp.mpf(alpha) / (2 * mpq(self.sigma) ** 2)
+
+    def moments_symbolic(self, n: int) -> SymbolicMoments:
+        """D_p = u^{p(p−1)} with u = exp(1/(2σ²)): polynomials in u (F14)."""
+        u, sigma = sp.Symbol("u", positive=True), sp.Symbol("sigma", positive=True)
+        vals = tuple(u ** (p * (p - 1)) for p in range(n + 1))
+        return SymbolicMoments(vals, u, sp.exp(1 / (2 * sigma**2)).subs(sigma, sp.Rational(self.sigma)))
+
+    def q_pdf(self, x) -> mp.mpf:
+        return mp.npdf(x, 0, mpq(self.sigma))
+
+    def privacy_loss(self, x) -> mp.mpf:
+        """ℓ(x) = (2x − 1)/(2σ²) (F15)."""
+        return (2 * x - 1) / (2 * mpq(self.sigma) ** 2)
+
+    def breakpoints(self) -> list:
+        return []
+
+
+def gaussian_delta(sigma: mp.mpf, epsilon: mp.mpf) -> mp.mpf:
+    """F13 at the current precision (sigma, epsilon as mpf; epsilon may be ±inf)."""
+    if epsilon == mp.inf:
+        return mp.zero
+    if epsilon == -mp.inf:
+        return mp.one
+    a = 1 / (2 * sigma)
+    return mp.ncdf(a - epsilon * sigma) - mp.exp(epsilon) * mp.ncdf(-a - epsilon * sigma)

@@ -1,0 +1,98 @@
+"""Input checks shared by every layer. Numbers are kept as exact `Fraction`s.
+
+Floats are read through their shortest decimal repr (0.8 -> 4/5), decimal strings exactly
+("1e-5" -> 1/100000). NaN, inf, booleans and non-numbers are rejected with the parameter name.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from numbers import Rational
+
+from .errors import InvalidParameter
+
+DIRECTIONS = ("remove", "add")
+
+
+def to_fraction(name: str, value) -> Fraction:
+    """Exact rational value of a finite real number given as int, Fraction, float or decimal string."""
+    if isinstance(value, bool):
+        raise InvalidParameter(name, value, "must be a finite real number")
+    if isinstance(value, Rational):
+        return Fraction(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InvalidParameter(name, value, "must be a finite real number")
+        return Fraction(repr(value))
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return Fraction(text)
+        except (ValueError, ZeroDivisionError):
+            raise InvalidParameter(name, value, "must be a finite real number (decimal or p/q)") from None
+    try:  # Decimal, numpy scalars, mpmath mpf
+        as_float = float(value)
+    except (TypeError, ValueError):
+        raise InvalidParameter(name, value, "must be a finite real number") from None
+    if not math.isfinite(as_float):
+        raise InvalidParameter(name, value, "must be a finite real number")
+    if hasattr(value, "man_exp"):  # mpmath mpf: exact binary value
+        man, exp = value.man_exp
+        return Fraction(man) * Fraction(2) ** exp
+    return Fraction(str(value))
+
+
+def positive(name: str, value) -> Fraction:
+    x = to_fraction(name, value)
+    if x <= 0:
+        raise InvalidParameter(name, value, "must be > 0")
+    return x
+
+
+def real(name: str, value) -> Fraction:
+    return to_fraction(name, value)
+
+
+def open_unit(name: str, value) -> Fraction:
+    """A probability in the open interval (0, 1), e.g. delta."""
+    x = to_fraction(name, value)
+    if not 0 < x < 1:
+        raise InvalidParameter(name, value, "must lie in the open interval (0, 1)")
+    return x
+
+
+def rate(name: str, value) -> Fraction:
+    """A sampling rate lambda in (0, 1]."""
+    x = to_fraction(name, value)
+    if not 0 < x <= 1:
+        raise InvalidParameter(name, value, "must lie in (0, 1]")
+    return x
+
+
+def integer(name: str, value, lo: int = 1, hi: int | None = None) -> int:
+    """An integer in [lo, hi] (hi=None: unbounded). Accepts integral floats/strings like '1e4'."""
+    if isinstance(value, bool):
+        raise InvalidParameter(name, value, _int_range(lo, hi))
+    try:
+        x = to_fraction(name, value)
+    except InvalidParameter:
+        raise InvalidParameter(name, value, _int_range(lo, hi)) from None
+    if x.denominator != 1 or x < lo or (hi is not None and x > hi):
+        raise InvalidParameter(name, value, _int_range(lo, hi))
+    return int(x)
+
+
+def _int_range(lo: int, hi: int | None) -> str:
+    return f"must be an integer >= {lo}" if hi is None else f"must be an integer in [{lo}, {hi}]"
+
+
+def direction(value: str, allow_both: bool = True) -> str:
+    valid = DIRECTIONS + (("both",) if allow_both else ())
+    if value not in valid:
+        raise InvalidParameter("direction", value, "must be one of " + "|".join(valid))
+    return value
+
+
+def digits(value) -> int:
+    return integer("digits", value, lo=5, hi=1000)
+
