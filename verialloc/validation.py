@@ -36,9 +36,10 @@ def to_fraction(name: str, value) -> Fraction:
         raise InvalidParameter(name, value, "must be a finite real number") from None
     if not math.isfinite(as_float):
         raise InvalidParameter(name, value, "must be a finite real number")
-    if hasattr(value, "man_exp"):  # mpmath mpf: exact binary value
+    if hasattr(value, "man_exp"):  # mpmath mpf: exact binary value (man_exp drops the sign)
         man, exp = value.man_exp
-        return Fraction(man) * Fraction(2) ** exp
+        magnitude = Fraction(man) * Fraction(2) ** exp
+        return -magnitude if value < 0 else magnitude
     return Fraction(str(value))
 
 

@@ -55,8 +55,8 @@ class Gaussian(ContinuousMechanism):
 def gaussian_delta(sigma: mp.mpf, epsilon: mp.mpf) -> mp.mpf:
     """F13 at the current precision (sigma, epsilon as mpf; epsilon may be ±inf)."""
     if epsilon == mp.inf:
-        return mp.zero
+        return mp.mpf(0)
     if epsilon == -mp.inf:
-        return mp.one
+        return mp.mpf(1)
     a = 1 / (2 * sigma)
     return mp.ncdf(a - epsilon * sigma) - mp.exp(epsilon) * mp.ncdf(-a - epsilon * sigma)

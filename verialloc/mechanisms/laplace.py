@@ -24,7 +24,7 @@ class Laplace(ContinuousMechanism):
         self._direction(direction)
         e, eps0 = mpq(real("epsilon", epsilon)), 1 / mpq(self.scale)
         if e >= eps0:
-            return mp.zero
+            return mp.mpf(0)
         if e < -eps0:
             return -mp.expm1(e)
         return -mp.expm1((e - eps0) / 2)
@@ -54,4 +54,4 @@ class Laplace(ContinuousMechanism):
         return (abs(x) - abs(x - 1)) / mpq(self.scale)
 
     def breakpoints(self) -> list:
-        return [mp.zero, mp.one]
+        return [mp.mpf(0), mp.mpf(1)]

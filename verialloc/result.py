@@ -1,0 +1,41 @@
+"""Every answer is a bracket [lower, upper] with the method, direction and error budget that produced it."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import mpmath as mp
+
+
+@dataclass(frozen=True)
+class Bracket:
+    """A certified (or, where `error_kind` says so, estimated) interval for a privacy quantity.
+
+    quantity: "delta", "epsilon" or "rdp"; direction: "remove", "add" or "both" (max of the two);
+    error_kind: "exact" (lower == upper up to the printed digits), "quadrature" (estimated error of
+    an arbitrary-precision quadrature), "bound" (one-sided: the other side is trivial).
+    """
+
+    quantity: str
+    lower: mp.mpf
+    upper: mp.mpf
+    method: str
+    direction: str
+    error_kind: str = "exact"
+    details: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.lower > self.upper:
+            raise ValueError(f"bracket with lower {self.lower} > upper {self.upper}")
+
+    @property
+    def width(self) -> mp.mpf:
+        return self.upper - self.lower
+
+
+def max_bracket(a: Bracket, b: Bracket) -> Bracket:
+    """Bracket of max(x, y) from brackets of x and y (direction "both" = max over directions, F3)."""
+    return Bracket(
+        a.quantity, max(a.lower, b.lower), max(a.upper, b.upper), a.method, "both",
+        a.error_kind if a.error_kind == b.error_kind else "quadrature",
+        {a.direction: a, b.direction: b},
+    )
