@@ -1,0 +1,140 @@
+"""Method "exact": route a request to the exact / arbitrary-precision routine that can serve it.
+
+Routes (each returns a Bracket; exact routes have lower == upper at the working precision):
+* finite pairs (randomized response, discrete): count enumeration for allocation (any k, exact
+  k-subset likelihood) and Poisson, epochs by exact composition;
+* Gaussian with every step always used (allocation k = steps, or Poisson rate 1): the t·E-fold
+  composition is a Gaussian with σ/√(tE) (F13 closed form);
+* continuous pairs, allocation k = 1 with t ≤ 3 or Poisson with t·E ≤ 2: quadrature with a stated
+  error estimate (error_kind "quadrature");
+* anything else raises UnsupportedRequest naming the parameter and the supported range.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath as mp
+
+from ..config import Config
+from ..errors import UnsupportedRequest
+from ..mechanisms import ContinuousMechanism, FinitePair, Gaussian
+from ..mechanisms.gaussian import gaussian_delta
+from ..result import Bracket, max_bracket
+from ..validation import direction as check_direction, integer, open_unit, real
+from . import discrete_profiles, quadrature
+from .rdp import allocation_rdp, poisson_rdp
+
+GUARD = 15
+METHOD = "exact"
+
+
+def delta(config: Config, epsilon, direction: str = "both", digits: int = 30) -> Bracket:
+    """Bracket for δ(ε) of the dominating pair of `config` (F2, F22); "both" is the max over directions (F3)."""
+    eps = real("epsilon", epsilon)
+    return _per_direction(direction, lambda d: _delta_one(config, eps, d, digits))
+
+
+def epsilon(config: Config, delta, direction: str = "both", digits: int = 30) -> Bracket:
+    """Bracket for ε(δ) = inf{ε : δ(ε) ≤ delta}; "both" is the max over directions."""
+    target = open_unit("delta", delta)
+    return _per_direction(direction, lambda d: _epsilon_one(config, target, d, digits))
+
+
+def rdp(config: Config, alpha, digits: int = 30) -> Bracket:
+    """Exact Rényi DP of the remove direction at integer α (F38 for allocation, binomial expansion for Poisson)."""
+    a = integer("alpha", alpha, lo=2)
+    if config.scheme == "allocation":
+        if config.k != 1:
+            raise UnsupportedRequest("k", config.k, "the exact RDP (F38) covers k = 1; use --method rdp for the k > 1 reduction")
+        value = allocation_rdp(config.mechanism, config.steps, a, digits=digits, epochs=config.epochs)
+    else:
+        value = poisson_rdp(config.mechanism, config.steps, config.rate, a, digits=digits, epochs=config.epochs)
+    return Bracket("rdp", value, value, METHOD, "remove", "exact", {"alpha": a})
+
+
+def _per_direction(direction: str, one) -> Bracket:
+    d = check_direction(direction)
+    if d != "both":
+        return one(d)
+    return max_bracket(one("remove"), one("add"))
+
+
+def _gaussian_composition_sigma(config: Config):
+    """σ/√(tE) when every step uses the element (allocation k = t, or Poisson rate 1), else None."""
+    if not isinstance(config.mechanism, Gaussian):
+        return None
+    always = config.k == config.steps if config.scheme == "allocation" else config.rate == 1
+    if not always:
+        return None
+    return mp.mpf(config.mechanism.sigma.numerator) / config.mechanism.sigma.denominator / mp.sqrt(config.steps * config.epochs)
+
+
+def _delta_one(config: Config, eps: Fraction, d: str, digits: int) -> Bracket:
+    mech = config.mechanism
+    with mp.workdps(digits + GUARD):
+        e = mp.mpf(eps.numerator) / eps.denominator
+        if isinstance(mech, FinitePair):
+            v = discrete_profiles.discrete_delta(
+                mech, config.scheme, config.steps, eps, d, k=config.k, epochs=config.epochs, rate=config.rate, digits=digits)
+            return Bracket("delta", v, v, METHOD, d)
+        sigma = _gaussian_composition_sigma(config)
+        if sigma is not None:
+            v = gaussian_delta(sigma, e)
+            return Bracket("delta", v, v, METHOD, d, details={"route": "gaussian composition (F13)"})
+        value, err = _quadrature_delta(config, eps, d, digits)
+        lo, hi = max(value - err, max(mp.mpf(0), -mp.expm1(e))), min(value + err, mp.mpf(1))
+        return Bracket("delta", lo, hi, METHOD, d, "quadrature", {"estimate": value, "error": err})
+
+
+def _epsilon_one(config: Config, target: Fraction, d: str, digits: int) -> Bracket:
+    mech = config.mechanism
+    with mp.workdps(digits + GUARD):
+        if isinstance(mech, FinitePair):
+            v = discrete_profiles.discrete_epsilon(
+                mech, config.scheme, config.steps, target, d, k=config.k, epochs=config.epochs, rate=config.rate, digits=digits)
+            return Bracket("epsilon", v, v, METHOD, d)
+        sigma = _gaussian_composition_sigma(config)
+        if sigma is not None:
+            v = _invert_decreasing(lambda e: gaussian_delta(sigma, e), mp.mpf(target.numerator) / target.denominator)
+            return Bracket("epsilon", v, v, METHOD, d, details={"route": "gaussian composition (F13)"})
+        lo, hi = _quadrature_epsilon(config, target, d, digits)
+        return Bracket("epsilon", lo, hi, METHOD, d, "quadrature")
+
+
+def _quadrature_route(config: Config) -> str:
+    mech = config.mechanism
+    if not isinstance(mech, ContinuousMechanism):
+        raise UnsupportedRequest("mechanism", mech.name, "no exact route for this mechanism")
+    if config.scheme == "allocation" and config.k == 1 and config.epochs == 1 and config.steps <= 3:
+        return "allocation"
+    product = config.scheme == "poisson" or config.k == config.steps
+    if product and config.steps * config.epochs <= 2:
+        return "poisson"
+    if config.scheme == "allocation" and config.k == 1 and config.epochs == 1:
+        raise UnsupportedRequest("steps", config.steps, f"exact {mech.name} allocation needs steps <= 3; use --method pld")
+    if config.scheme == "allocation" and config.k > 1 and not product:
+        raise UnsupportedRequest("k", config.k, f"exact {mech.name} allocation covers k = 1 or k = steps; use --method pld")
+    raise UnsupportedRequest("epochs", config.epochs,
+                             f"exact {mech.name} {config.scheme} needs steps*epochs <= 2; use --method pld")
+
+
+def _quadrature_delta(config: Config, eps: Fraction, d: str, digits: int):
+    if _quadrature_route(config) == "allocation":
+        return quadrature.allocation_delta_quadrature(config.mechanism, config.steps, eps, d, digits=digits)
+    lam = config.rate if config.scheme == "poisson" else Fraction(1)
+    return quadrature.poisson_delta_quadrature(config.mechanism, config.steps * config.epochs, lam, eps, d, digits=digits)
+
+
+def _quadrature_epsilon(config: Config, target: Fraction, d: str, digits: int):
+    if _quadrature_route(config) == "allocation":
+        return quadrature.allocation_epsilon_quadrature(config.mechanism, config.steps, target, d, digits=digits)
+    lam = config.rate if config.scheme == "poisson" else Fraction(1)
+    return quadrature.poisson_epsilon_quadrature(config.mechanism, config.steps * config.epochs, lam, target, d, digits=digits)
+
+
+def _invert_decreasing(fn, target: mp.mpf) -> mp.mpf:
+    """Root of fn(ε) = target for a continuous, non-increasing profile with fn(ln(1 − target)) ≥ target (I1)."""
+    lo, hi = mp.log1p(-target), mp.mpf(1)
+    while fn(hi) > target:
+        lo, hi = hi, 2 * hi
+    return mp.findroot(lambda e: fn(e) - target, (lo, hi), solver="anderson")
