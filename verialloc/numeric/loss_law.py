@@ -1,0 +1,191 @@
+"""Laws of the privacy loss ℓ = ln P/Q under P and under Q, in float64 (F1, F6, F7).
+
+Every law offers right-continuous CDFs and survival functions of the finite part of ℓ under both
+distributions (survival functions keep relative accuracy in upper tails), its finite atoms, and the
+masses at the infinite ends: P(Q = 0) (loss +inf under P) and Q(P = 0) (loss −inf under Q).
+Because dP = e^ℓ dQ on the finite part, E_Q[e^ℓ; ℓ ≤ y] = P(ℓ ≤ y) — the partial first moment of the
+exp-PLD that the allocation discretization needs.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+from scipy import special
+
+from ..mechanisms import FinitePair, Gaussian, Laplace, Mechanism
+from ..errors import InvalidParameter
+
+
+class LossLaw(ABC):
+    """Laws of the loss under P and Q for one dominating pair."""
+
+    #: P(Q = 0): loss +inf under P
+    p_inf: float = 0.0
+    #: Q(P = 0): loss −inf under Q
+    q_neg_inf: float = 0.0
+
+    @abstractmethod
+    def cdf_p(self, y): """P(ℓ ≤ y) over finite ℓ."""
+
+    @abstractmethod
+    def sf_p(self, y): """P(y < ℓ < inf)."""
+
+    @abstractmethod
+    def cdf_q(self, y): """Q(−inf < ℓ ≤ y)."""
+
+    @abstractmethod
+    def sf_q(self, y): """Q(ℓ > y) over finite ℓ."""
+
+    @abstractmethod
+    def support(self) -> tuple[float, float]:
+        """Smallest and largest finite loss values (may be ±inf for unbounded laws)."""
+
+    def atoms(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Finite atoms (values, P-masses, Q-masses); empty for purely continuous laws."""
+        empty = np.empty(0)
+        return empty, empty, empty
+
+    def quantile_range(self, tail: float) -> tuple[float, float]:
+        """[a, b] with P(ℓ < a) ≤ tail, Q(ℓ < a) ≤ tail, P(ℓ > b) ≤ tail and Q(ℓ > b) ≤ tail (finite parts)."""
+        lo, hi = self.support()
+        a = lo if np.isfinite(lo) else _search(lambda y: max(self.cdf_p(y), self.cdf_q(y)) - tail, -1.0, decreasing=False)
+        b = hi if np.isfinite(hi) else _search(lambda y: max(self.sf_p(y), self.sf_q(y)) - tail, 1.0, decreasing=True)
+        return float(a), float(b)
+
+
+def _search(fn, start: float, decreasing: bool) -> float:
+    """A point beyond which fn ≤ 0 (fn monotone): doubling then bisection to relative 1e-12."""
+    step = abs(start) or 1.0
+    inner, outer = 0.0, start
+    while fn(outer) > 0:
+        inner, outer = outer, outer + (step if decreasing else -step)
+        step *= 2
+    for _ in range(200):
+        mid = 0.5 * (inner + outer)
+        if mid in (inner, outer):
+            break
+        if fn(mid) > 0:
+            inner = mid
+        else:
+            outer = mid
+    return outer
+
+
+class GaussianLoss(LossLaw):
+    """ℓ ~ N(μ, 2μ) under P and N(−μ, 2μ) under Q, μ = 1/(2σ²) (F15)."""
+
+    def __init__(self, sigma: float):
+        self.mu = 1.0 / (2.0 * sigma * sigma)
+        self.scale = np.sqrt(2.0 * self.mu)
+
+    def cdf_p(self, y):
+        return special.ndtr((np.asarray(y, float) - self.mu) / self.scale)
+
+    def sf_p(self, y):
+        return special.ndtr((self.mu - np.asarray(y, float)) / self.scale)
+
+    def cdf_q(self, y):
+        return special.ndtr((np.asarray(y, float) + self.mu) / self.scale)
+
+    def sf_q(self, y):
+        return special.ndtr((-self.mu - np.asarray(y, float)) / self.scale)
+
+    def support(self):
+        return -np.inf, np.inf
+
+
+class LaplaceLoss(LossLaw):
+    """Laplace with scale b: ℓ ∈ [−1/b, 1/b], atoms at both ends, continuous in between.
+
+    With c = (1 + yb)/2 ∈ (0, 1): Q(ℓ ≤ y) = 1 − ½e^{−c/b}, P(ℓ ≤ y) = ½e^{(c−1)/b}.
+    Atoms: ℓ = −1/b with Q-mass ½, P-mass ½e^{−1/b}; ℓ = 1/b with Q-mass ½e^{−1/b}, P-mass ½.
+    """
+
+    def __init__(self, scale: float):
+        self.b = scale
+        self.top = 1.0 / scale
+
+    def _c(self, y):
+        return np.clip((1.0 + np.asarray(y, float) * self.b) / 2.0, 0.0, 1.0)
+
+    def cdf_p(self, y):
+        y = np.asarray(y, float)
+        return np.where(y >= self.top, 1.0, np.where(y < -self.top, 0.0, 0.5 * np.exp((self._c(y) - 1.0) / self.b)))
+
+    def sf_p(self, y):
+        y = np.asarray(y, float)
+        return np.where(y >= self.top, 0.0, np.where(y < -self.top, 1.0, -np.expm1((self._c(y) - 1.0) / self.b) / 2 + 0.5))
+
+    def cdf_q(self, y):
+        y = np.asarray(y, float)
+        return np.where(y >= self.top, 1.0, np.where(y < -self.top, 0.0, 1.0 - 0.5 * np.exp(-self._c(y) / self.b)))
+
+    def sf_q(self, y):
+        y = np.asarray(y, float)
+        return np.where(y >= self.top, 0.0, np.where(y < -self.top, 1.0, 0.5 * np.exp(-self._c(y) / self.b)))
+
+    def support(self):
+        return -self.top, self.top
+
+    def atoms(self):
+        e = np.exp(-self.top)
+        return np.array([-self.top, self.top]), np.array([0.5 * e, 0.5]), np.array([0.5, 0.5 * e])
+
+
+class FiniteLoss(LossLaw):
+    """A finite pair: atoms ℓ_i = ln P_i/Q_i, merged when equal; P-mass where Q = 0 is p_inf, Q-mass where P = 0 is q_neg_inf."""
+
+    def __init__(self, p: np.ndarray, q: np.ndarray):
+        p, q = np.asarray(p, float), np.asarray(q, float)
+        both = (p > 0) & (q > 0)
+        self.p_inf = float(np.sum(p[(q == 0) & (p > 0)]))
+        self.q_neg_inf = float(np.sum(q[(p == 0) & (q > 0)]))
+        values = np.log(p[both]) - np.log(q[both])
+        order = np.argsort(values, kind="stable")
+        values, pm, qm = values[order], p[both][order], q[both][order]
+        uniq, index = np.unique(values, return_inverse=True)
+        self._values = uniq
+        self._p = np.bincount(index, weights=pm, minlength=uniq.size)
+        self._q = np.bincount(index, weights=qm, minlength=uniq.size)
+        self._cp, self._cq = np.cumsum(self._p), np.cumsum(self._q)
+        self._sp = np.concatenate([np.cumsum(self._p[::-1])[::-1][1:], [0.0]])
+        self._sq = np.concatenate([np.cumsum(self._q[::-1])[::-1][1:], [0.0]])
+
+    def _at(self, table, y, below):
+        i = np.searchsorted(self._values, np.asarray(y, float), side="right") - 1
+        return np.where(i >= 0, table[np.maximum(i, 0)], below)
+
+    def cdf_p(self, y):
+        return self._at(self._cp, y, 0.0)
+
+    def cdf_q(self, y):
+        return self._at(self._cq, y, 0.0)
+
+    def sf_p(self, y):
+        return self._at(self._sp, y, float(np.sum(self._p)))
+
+    def sf_q(self, y):
+        return self._at(self._sq, y, float(np.sum(self._q)))
+
+    def support(self):
+        if self._values.size == 0:
+            raise InvalidParameter("pair", "P and Q with disjoint supports", "has no finite privacy loss")
+        return float(self._values[0]), float(self._values[-1])
+
+    def atoms(self):
+        return self._values, self._p, self._q
+
+
+def loss_law(mech: Mechanism) -> LossLaw:
+    """The float64 loss law of a mechanism (Gaussian and Laplace in closed form, finite pairs by atoms)."""
+    if isinstance(mech, Gaussian):
+        return GaussianLoss(float(mech.sigma))
+    if isinstance(mech, Laplace):
+        return LaplaceLoss(float(mech.scale))
+    if isinstance(mech, FinitePair):
+        import mpmath as mp
+        with mp.workdps(30):
+            p, q = mech.probabilities()
+            return FiniteLoss(np.array([float(x) for x in p]), np.array([float(x) for x in q]))
+    raise InvalidParameter("mechanism", mech, "has no float64 loss law")
