@@ -26,6 +26,8 @@ class PLD:
     inf_mass: mass at +inf (e.g. P-mass where Q vanishes, or tail truncated upward);
     neg_inf_mass: mass at −inf (a realization has none);
     truncated: part of the mass that truncation moved (upper: into inf_mass; lower: dropped);
+    float_error: bound on the absolute float64 error of any δ(ε) computed from the masses (e.g. FFT
+    round-off); an "upper" δ adds it, a "lower" δ subtracts it (see `delta_bound`);
     bound: "upper" (dominates the true PLD), "lower" (is dominated) or "exact".
     """
 
@@ -34,6 +36,7 @@ class PLD:
     inf_mass: float = 0.0
     neg_inf_mass: float = 0.0
     truncated: float = 0.0
+    float_error: float = 0.0
     bound: str = "exact"
 
     def __post_init__(self):
@@ -96,6 +99,11 @@ class PLD:
             start = np.searchsorted(self.losses, e, side="right")
             out[i] = float(np.sum(self.masses[start:] * -np.expm1(e - self.losses[start:]))) + self.inf_mass
         return out.reshape(eps.shape) if eps.ndim else float(out[0])
+
+    def delta_bound(self, epsilon) -> np.ndarray | float:
+        """δ(ε) moved by `float_error` in the PLD's direction (upper: +, lower: −, clipped to [0, 1])."""
+        sign = {"upper": 1.0, "lower": -1.0, "exact": 0.0}[self.bound]
+        return np.clip(self.delta(epsilon) + sign * self.float_error, 0.0, 1.0)
 
     def epsilon(self, delta: float) -> float:
         """Smallest ε with δ(ε) ≤ delta (δ is non-increasing and continuous in ε, F2/I1).
