@@ -109,10 +109,14 @@ class PLD:
         """Smallest ε with δ(ε) ≤ delta (δ is non-increasing and continuous in ε, F2/I1).
 
         +inf when the +inf atom alone exceeds delta; −inf when delta ≥ total finite-and-inf mass.
-        For an "upper" PLD the returned ε satisfies δ(ε) ≤ delta (rounded up); for "lower", δ(ε) ≥ delta.
+        For an "upper" PLD the returned ε satisfies δ(ε) + float_error ≤ delta (rounded up); for "lower",
+        δ(ε) − float_error ≥ delta (rounded down), so the float budget moves ε in the safe direction.
         """
         if not 0 <= delta <= 1:
             raise InvalidParameter("delta", delta, "must lie in [0, 1]")
+        delta = delta + {"upper": -1.0, "lower": 1.0, "exact": 0.0}[self.bound] * self.float_error
+        if delta <= 0 and self.bound == "upper":
+            return float("inf")  # the float budget alone exceeds the target: no finite certified ε
         if self.inf_mass > delta:
             return float("inf")
         if self.masses.size == 0 or float(np.sum(self.masses)) + self.inf_mass <= delta:
