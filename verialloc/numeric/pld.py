@@ -83,9 +83,14 @@ class PLD:
         """D(L): f(l) = f_L(−l) e^{l}; f(+inf) = 1 − E[e^{−L}]; f(−inf) = 0 (F7, Alg. 7)."""
         if self.neg_inf_mass > 0:
             raise InvalidParameter("neg_inf_mass", self.neg_inf_mass, "the dual needs a realization (no -inf mass)")
-        masses = (self.masses * np.exp(-self.losses))[::-1]
+        weights = np.exp(-self.losses)
+        masses = (self.masses * weights)[::-1]
         inf = max(0.0, 1.0 - float(np.sum(masses))) if self.bound != "lower" else 0.0
-        return PLD(-self.losses[::-1], masses, inf_mass=inf, bound=self.bound)
+        # a mass error of at most `float_error` (in L1) moves the dual's masses and its +inf atom by at most
+        # max e^{−l} times as much each
+        scale = 2.0 * max(1.0, float(weights.max())) if weights.size else 2.0
+        return PLD(-self.losses[::-1], masses, inf_mass=inf, truncated=self.truncated,
+                   float_error=self.float_error * scale, bound=self.bound)
 
     # --- hockey-stick queries (F2) ---------------------------------------------------------------
     def delta(self, epsilon) -> np.ndarray | float:

@@ -1,0 +1,509 @@
+"""Random allocation (k = 1) on geometric grids: Algorithms 1–7 of [003] (F52, F53), errata E14, E15, E17 fixed.
+
+The allocation loss is the log of a sum of exp-PLDs (F26), so the t-fold sum is computed in exp-space on
+geometric grids [e^{s + iα'}] (ratio r = e^{α'}): two such grids of equal length n sum into the grid of length n
+starting at the sum of the first points (Alg. 5), so n never grows. Every rounding is one-sided:
+
+* "upper" output (dominates the allocation PLD): remove rounds every exp-space sum UP (Alg. 1); add rounds
+  DOWN because the final map x ↦ −ln(x/t) is decreasing (Alg. 2, F52);
+* "lower" output (Remark 4.7): every rounding direction switched.
+
+Exp-space atoms: the value 0 (e^{−∞}: the +∞ atom of D(L) in Alg. 1 and of L in Alg. 2, E17) and the value +∞.
+Both are carried exactly through the convolutions; they are never folded into the grid or into each other.
+
+Validity of the upper remove output is in the hockey-stick sense (F8, F49): it stochastically dominates
+ψ→_t(L′) for the discretized realization L′ (Thm 4.6 (1) as proved), and the pair (f_{L′}, f_{−D(L′)})
+dominates (P, Q). It need not stochastically dominate ψ→_t(L→) itself: e^{−D(L′)} replaces each value e^{ℓ}
+(ℓ under Q, ℓ ≤ l_n) by e^{l_i} ≥ e^{ℓ} or by 0 with the same mean, a spread rather than an upper bound (cf.
+F51). The add output and both lower outputs are stochastic bounds of the exact law.
+
+Tightness (Thm 4.6 (2), I12) assumes the exp-PLDs have (almost) no mass at the value 0: a sum x + 0 below the
+Alg. 5 grid start can only go to that start (upper) or to 0 (lower). The dual's rounding deficit in Alg. 1 is
+O(α') and harmless; a pair with Q(P = 0) of order one (an atom of L← at +inf, of D(L→) at +inf) yields
+valid but loose bounds. P(Q = 0) is harmless: it is the value +inf, carried exactly.
+
+Float64: masses carry an L1 error bound (`GeometricDist.error` → `PLD.float_error`); grid points are
+e^{s + iα'} for float s, α', so losses are exact up to ~1e-15 relative, and sums within ~1e-10 grid steps of
+a grid point are rounded one step further in the safe direction.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, replace
+from typing import Callable
+
+import numpy as np
+
+from ..errors import InvalidParameter, UnsupportedRequest
+from ..mechanisms import Mechanism
+from ..validation import direction as check_direction
+from ..validation import integer, open_unit, positive
+from .loss_law import LossLaw, loss_law
+from .pld import PLD
+
+BOUNDS = ("upper", "lower")
+#: largest grid (points per exp-PLD) accepted: each convolution costs O(n²)
+MAX_GRID = 200_000
+#: unit roundoff of float64
+_U = np.finfo(np.float64).eps / 2
+#: relative accuracy assumed for the CDF/SF of a loss law, in units of _U (scipy's ndtr is within a few ulps)
+_CDF_ULPS = 4
+#: cap on bisection steps of the quantile search (adjacent floats are reached after ~1100 at worst)
+_SEARCH_ITER = 2000
+#: shortest run of d summed as window sums (a window costs about as much as 16 direct slices)
+_WINDOW_MIN = 16
+
+
+# ------------------------------------------------------------------------------------------ input laws
+
+
+class LossVariable:
+    """Law of one privacy-loss variable X (F1, F7): finite-part CDF/SF, finite atoms and atoms at ±inf."""
+
+    def __init__(self, cdf: Callable, sf: Callable, atom_values, atom_masses, support: tuple[float, float],
+                 pos_inf: float = 0.0, neg_inf: float = 0.0):
+        self.cdf, self.sf = cdf, sf  # P(−inf < X ≤ y), P(y < X < inf)
+        self.atom_values = np.asarray(atom_values, dtype=np.float64)
+        self.atom_masses = np.asarray(atom_masses, dtype=np.float64)
+        self.support = support
+        self.pos_inf, self.neg_inf = float(pos_inf), float(neg_inf)
+
+    @classmethod
+    def remove(cls, law: LossLaw) -> "LossVariable":
+        """L→ = L_{P,Q}: ℓ under P (F6); +inf atom P(Q = 0)."""
+        values, pm, _ = law.atoms()
+        return cls(law.cdf_p, law.sf_p, values, pm, law.support(), pos_inf=law.p_inf)
+
+    @classmethod
+    def remove_dual(cls, law: LossLaw) -> "LossVariable":
+        """−D(L_{P,Q}) = −L_{Q,P}: ℓ under Q (F7 (ii)); −inf atom Q(P = 0)."""
+        values, _, qm = law.atoms()
+        return cls(law.cdf_q, law.sf_q, values, qm, law.support(), neg_inf=law.q_neg_inf)
+
+    @classmethod
+    def add(cls, law: LossLaw) -> "LossVariable":
+        """L← = L_{Q,P}: −ℓ under Q (F3, F6); +inf atom Q(P = 0)."""
+        values, _, qm = law.atoms()
+        neg_values, neg_masses = -values[::-1], qm[::-1]
+
+        def at(y):
+            return _atom_mass(neg_values, neg_masses, y)
+
+        def cdf(y):
+            return law.sf_q(-np.asarray(y, float)) + at(y)
+
+        def sf(y):
+            return np.maximum(law.cdf_q(-np.asarray(y, float)) - at(y), 0.0)
+
+        lo, hi = law.support()
+        return cls(cdf, sf, neg_values, neg_masses, (-hi, -lo), pos_inf=law.q_neg_inf)
+
+    def atom(self, y):
+        """Mass of the finite atom at y (0 where there is none)."""
+        return _atom_mass(self.atom_values, self.atom_masses, y)
+
+
+def _atom_mass(values: np.ndarray, masses: np.ndarray, y):
+    y = np.asarray(y, float)
+    if values.size == 0:
+        return np.zeros(y.shape) if y.ndim else 0.0
+    i = np.clip(np.searchsorted(values, y), 0, values.size - 1)
+    return np.where(values[i] == y, masses[i], 0.0)
+
+
+def _first_true(pred: Callable[[float], bool], var: LossVariable) -> float:
+    """Smallest float y with pred(y), pred monotone False → True (bisection to adjacent floats, so a jump at
+    an atom returns the atom itself)."""
+    lo_s, hi_s = var.support
+    if np.isfinite(lo_s) and pred(lo_s):
+        return float(lo_s)
+    a = lo_s if np.isfinite(lo_s) else None
+    b = hi_s if np.isfinite(hi_s) else None
+    step = 1.0
+    if a is None:
+        a = (min(0.0, b) if b is not None else 0.0) - step
+        while pred(a):
+            step *= 2
+            a -= step
+    if b is None:
+        b, step = max(a, 0.0) + 1.0, 1.0
+        while not pred(b):
+            step *= 2
+            b += step
+    for _ in range(_SEARCH_ITER):  # invariant: not pred(a), pred(b)
+        mid = 0.5 * (a + b)
+        if mid in (a, b):
+            break
+        if pred(mid):
+            b = mid
+        else:
+            a = mid
+    return float(b)
+
+
+def _range(var: LossVariable, tail: float) -> tuple[float, float]:
+    """[q(tail), q(1 − tail)] of the finite part (Alg. 6, line 1): P(X < lo) ≲ tail, P(hi < X < inf) ≤ tail."""
+    lo = _first_true(lambda y: float(var.cdf(y)) + var.neg_inf >= tail, var)
+    hi = _first_true(lambda y: float(var.sf(y)) <= tail, var)
+    return lo, max(lo, hi)
+
+
+# ------------------------------------------------------------------------------------------ Alg. 6
+
+
+def _grid_size(lo: float, hi: float, alpha: float) -> int:
+    """n = ⌈(hi − lo)/α⌉ + 1 (Alg. 6), raised until the float grid reaches hi."""
+    width = (hi - lo) / alpha
+    if width > MAX_GRID:
+        raise UnsupportedRequest("alpha", alpha,
+                                 f"the grid would need {width:.3g} points; at most {MAX_GRID} are supported")
+    n = int(math.ceil(width)) + 1
+    while lo + (n - 1) * alpha < hi:
+        n += 1
+    return n
+
+
+def _discretize(var: LossVariable, start: float, alpha: float, size: int, bound: str) -> tuple[PLD, np.ndarray]:
+    """Alg. 6 on the grid [start + iα]_{i<size}, rounding up ("upper") or down ("lower"); F53, I21.
+
+    upper: finite mass in (l_{i−1}, l_i] → l_i, ≤ l_1 → l_1, > l_n → +inf;
+    lower: finite mass in [l_i, l_{i+1}) → l_i, ≥ l_n → l_n, < l_1 → −inf.
+    Atoms of X at ±inf stay where they are (exact; a realization has none at −inf, so upper keeps f(−inf) = 0).
+    `truncated` is the finite tail sent to ±inf. Each mass is a difference of the smaller tail function (CDF
+    below the median, SF above); the second value bounds each mass's float error, with CDF/SF values correct to
+    _CDF_ULPS ulps (their sum, with the tail atom's, is `float_error`).
+    """
+    grid = start + alpha * np.arange(size)
+    cdf = np.asarray(var.cdf(grid), dtype=np.float64)
+    sf = np.asarray(var.sf(grid), dtype=np.float64)
+    if bound == "upper":
+        use_cdf = cdf <= sf
+        masses = np.where(use_cdf, np.diff(cdf, prepend=0.0), np.concatenate([[cdf[0]], sf[:-1] - sf[1:]]))
+        operands = np.where(use_cdf, cdf + np.concatenate([[0.0], cdf[:-1]]),
+                            np.concatenate([[cdf[0]], sf[:-1] + sf[1:]]))
+        tail, inf_mass, neg_inf_mass = float(sf[-1]), float(sf[-1]) + var.pos_inf, var.neg_inf
+    else:
+        atoms = var.atom(grid)
+        at_least = sf + atoms  # P(l_i ≤ X < inf)
+        below = cdf - atoms  # P(−inf < X < l_i)
+        use_cdf = below <= at_least
+        masses = np.where(use_cdf, np.append(np.diff(below), at_least[-1]),
+                          np.append(at_least[:-1] - at_least[1:], at_least[-1]))
+        operands = np.where(use_cdf, np.append(below[1:] + below[:-1], at_least[-1]),
+                            np.append(at_least[:-1] + at_least[1:], at_least[-1]))
+        tail = max(float(below[0]), 0.0)
+        inf_mass, neg_inf_mass = var.pos_inf, tail + var.neg_inf
+    masses = np.maximum(masses, 0.0)
+    errors = _U * (_CDF_ULPS * operands + masses)
+    pld = PLD(grid, masses, inf_mass=inf_mass, neg_inf_mass=neg_inf_mass, truncated=tail,
+              float_error=float(np.sum(errors)) + _CDF_ULPS * _U * tail, bound=bound)
+    return pld, errors
+
+
+def disc_dist(var: LossVariable, alpha: float, beta: float, bound: str) -> PLD:
+    """Alg. 6: grid of width α over [q(β), q(1 − β)], rounded in direction `bound` (F53, I21)."""
+    lo, hi = _range(var, beta)
+    return _discretize(var, lo, alpha, _grid_size(lo, hi, alpha), bound)[0]
+
+
+# ------------------------------------------------------------------------------------ exp-space, Alg. 4/5
+
+
+@dataclass(frozen=True)
+class GeometricDist:
+    """exp-space law: masses on [e^{log_start + i·step}]_{i<n}, plus atoms at the values 0 and +inf (F53, E17).
+
+    error: bound on the L1 float64 error of all masses (first order, CDFs assumed correct to a few ulps).
+    """
+
+    log_start: float
+    step: float
+    masses: np.ndarray
+    zero: float = 0.0
+    inf: float = 0.0
+    error: float = 0.0
+
+    @property
+    def size(self) -> int:
+        return self.masses.size
+
+    @property
+    def total(self) -> float:
+        return float(np.sum(self.masses)) + self.zero + self.inf
+
+
+def exp_space(pld: PLD, log_start: float, step: float, negate: bool) -> GeometricDist:
+    """e^{L} (negate=False) or e^{−L} (negate=True) of a PLD on a uniform grid; log_start is the log of the
+    smallest exp-space value. A loss of ±inf becomes the value +inf/0 (e^{−(+inf)} = 0: E17)."""
+    if negate:
+        return GeometricDist(log_start, step, pld.masses[::-1], zero=pld.inf_mass, inf=pld.neg_inf_mass,
+                             error=pld.float_error)
+    return GeometricDist(log_start, step, pld.masses, zero=pld.neg_inf_mass, inf=pld.inf_mass,
+                         error=pld.float_error)
+
+
+def range_renorm(x: GeometricDist, y: GeometricDist) -> float:
+    """Alg. 5: log of the first point of the sum's grid, ln(e^{a} + e^{b}); same length n and ratio kept."""
+    if x.size != y.size or x.step != y.step:
+        raise InvalidParameter("grids", f"n={x.size}, {y.size}; step={x.step}, {y.step}",
+                               "conv needs two grids of equal length and ratio (Alg. 5)")
+    return float(np.logaddexp(x.log_start, y.log_start))
+
+
+def _round(index: np.ndarray, tie: float, bound: str) -> np.ndarray:
+    """Upper: smallest grid index ≥ the real index; lower: largest ≤ (E15). Indices within `tie` of a grid
+    point (float noise) go one more step in the safe direction."""
+    return (np.ceil(index + tie) if bound == "upper" else np.floor(index - tie)).astype(np.int64)
+
+
+def _window_sums(a: np.ndarray, length: int) -> np.ndarray:
+    """Sums of a[s:s+length] for every s, without subtraction (van Herk/Gil-Werman blocks: the relative
+    accuracy of small sums survives, unlike differences of one long cumsum)."""
+    blocks = -(-a.size // length)
+    padded = np.zeros(blocks * length)
+    padded[:a.size] = a
+    table = padded.reshape(blocks, length)
+    prefix = np.cumsum(table, axis=1).ravel()
+    suffix = np.cumsum(table[:, ::-1], axis=1)[:, ::-1].ravel()
+    count = a.size - length + 1
+    head = prefix[length - 1:length - 1 + count].copy()
+    head[::length] = 0.0  # windows that are whole blocks are the suffix alone
+    return suffix[:count] + head
+
+
+def _segment(f: np.ndarray, start: int, length: int) -> np.ndarray:
+    """f[start:start+length], zero outside 0..f.size−1."""
+    seg = np.zeros(length)
+    lo, hi = max(start, 0), min(start + length, f.size)
+    if lo < hi:
+        seg[lo - start:hi - start] = f[lo:hi]
+    return seg
+
+
+def _pair_sums(out: np.ndarray, fx: np.ndarray, fy: np.ndarray, ds: np.ndarray, offsets: np.ndarray,
+               crossover: float, span: tuple[int, int, int, int]) -> int:
+    """out[i + o(j − i) + 1] += fx[i]·fy[j] over all pairs, o the offset table of `conv`; returns the longest
+    chain of float additions behind one output (slice updates + longest window), for the error bound.
+
+    Exact-equivalent regrouping of the direct sum: while o(d) stays constant over d ∈ [d1, d2] (d below the
+    crossover, where e^{b+dα} < e^{a}), the pairs of one i form a window sum of fy; while o(d) − d stays
+    constant (above it), the pairs of one j form a window sum of fx. Runs of fewer than _WINDOW_MIN values of
+    d are summed directly, one vectorized slice per d.
+    """
+    ix0, ix1, iy0, iy1 = span
+    updates, longest = 0, 0
+    split = int(np.searchsorted(ds, crossover))
+    for by_i, part, keys in ((True, slice(0, split), offsets), (False, slice(split, ds.size), offsets - ds)):
+        dpart, kpart = ds[part], keys[part]
+        if dpart.size == 0:
+            continue
+        bounds = np.concatenate([[0], np.flatnonzero(np.diff(kpart)) + 1, [dpart.size]])
+        for s, e in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+            d1, d2, key = int(dpart[s]), int(dpart[e - 1]), int(kpart[s])
+            length = d2 - d1 + 1
+            updates += 1 if length >= _WINDOW_MIN else length
+            if length < _WINDOW_MIN:
+                for d in range(d1, d2 + 1):
+                    o = key if by_i else key + d
+                    lo, hi = max(ix0, iy0 - d), min(ix1, iy1 - d) + 1
+                    if lo < hi:
+                        out[lo + o + 1:hi + o + 1] += fx[lo:hi] * fy[lo + d:hi + d]
+            elif by_i:  # o constant: out[i + o] += fx[i] Σ_{d1≤d≤d2} fy[i + d]
+                lo, hi = max(ix0, iy0 - d2), min(ix1, iy1 - d1)
+                if lo <= hi:
+                    window = _window_sums(_segment(fy, lo + d1, hi - lo + length), length)
+                    out[lo + key + 1:hi + key + 2] += fx[lo:hi + 1] * window
+                    longest = max(longest, length)
+            else:  # o − d = key constant: out[j + key] += fy[j] Σ_{d1≤d≤d2} fx[j − d]
+                lo, hi = max(iy0, ix0 + d1), min(iy1, ix1 + d2)
+                if lo <= hi:
+                    window = _window_sums(_segment(fx, lo - d2, hi - lo + length), length)
+                    out[lo + key + 1:hi + key + 2] += fy[lo:hi + 1] * window
+                    longest = max(longest, length)
+    return updates + longest
+
+
+def conv(x: GeometricDist, y: GeometricDist, bound: str) -> GeometricDist:
+    """Alg. 4 with the intended rounding (E15): the law of X + Y on the Alg. 5 grid, each pairwise sum rounded
+    UP ("upper": dominates X + Y) or DOWN ("lower": dominated); 0 and +inf stay exact atoms.
+
+    For j − i = d the sum e^{a+iα} + e^{b+jα} = e^{a+iα}(1 + e^{b−a+dα}) lies at the fixed real index offset
+    φ(d) = [ln(e^{a} + e^{b+dα}) − ln(e^{a} + e^{b})]/α from i, so the O(n²) direct sum is organized by d
+    (`_pair_sums`).
+    """
+    log_c = range_renorm(x, y)
+    n, step = x.size, x.step
+    tie = 64 * _U * (abs(x.log_start) + abs(y.log_start) + abs(log_c) + n * step + 1) / step
+    out = np.zeros(n + 2)  # out[k + 1] is grid index k; out[0] and out[n + 1] catch float-tie spill
+    fx, fy = x.masses, y.masses
+    nzx, nzy = np.flatnonzero(fx), np.flatnonzero(fy)
+    depth = 0
+    if nzx.size and nzy.size:
+        span = (int(nzx[0]), int(nzx[-1]), int(nzy[0]), int(nzy[-1]))
+        ds = np.arange(span[2] - span[1], span[3] - span[0] + 1)
+        offsets = _round((np.logaddexp(x.log_start, y.log_start + ds * step) - log_c) / step, tie, bound)
+        offsets[ds == 0] = 0  # (e^{a} + e^{b})·r^i is grid point i exactly
+        depth = _pair_sums(out, fx, fy, ds, offsets, (x.log_start - y.log_start) / step, span)
+    zero = x.zero * y.zero
+    for grid, other, log_s in ((fx, y.zero, x.log_start), (fy, x.zero, y.log_start)):
+        if other > 0:  # e^{s + iα} + 0, placed on the new grid
+            shift = int(_round(np.array((log_s - log_c) / step), tie, bound))
+            keep = min(max(0, -shift), n)
+            out[keep + shift + 1:n + shift + 1] += grid[keep:] * other
+            below = float(np.sum(grid[:keep])) * other
+            if bound == "upper":
+                out[1] += below
+            else:
+                zero += below
+    tx, ty = x.total, y.total
+    inf = x.inf * ty + y.inf * tx - x.inf * y.inf
+    if bound == "upper":
+        out[1] += out[0]
+        inf += out[n + 1]
+    else:
+        zero += out[0]
+        out[n] += out[n + 1]
+    error = x.error * ty + y.error * tx + (depth + 6) * _U * tx * ty
+    return GeometricDist(log_c, step, out[1:n + 1], zero=zero, inf=inf, error=error)
+
+
+def self_conv(x: GeometricDist, t: int, bound: str) -> tuple[GeometricDist, int]:
+    """Alg. 3 with E14 fixed: t-fold sum by binary exponentiation, squaring on every iteration (the last
+    squaring is skipped). Returns (result, number of pairwise convolutions): ≤ 2⌈log2 t⌉, t = 13 → 5 (I23)."""
+    t = integer("t", t)
+    base, acc, count = x, None, 0
+    while True:
+        if t & 1:
+            if acc is None:
+                acc = base
+            else:
+                acc = conv(base, acc, bound)
+                count += 1
+        t >>= 1
+        if t == 0:
+            return acc, count
+        base = conv(base, base, bound)
+        count += 1
+
+
+# ------------------------------------------------------------------------------------------ Alg. 1, 2
+
+
+@dataclass(frozen=True)
+class GeometricReport:
+    """What `allocation_pld_geometric` did.
+
+    alpha, beta: the requested (α, β) — Thm 4.6 (F52) tightness: α' = α/(2⌈log2 t⌉+1) per discretization,
+    β' = β/t truncated at each end of each of the t inputs; alpha_used = α'(1 + convolutions) ≤ α is the
+    shift the roundings actually accumulate. grid_size: points per exp-PLD (constant through Alg. 5);
+    truncated: finite mass of the input L→ (remove) or L← (add) outside its grid [q(β'), q(1 − β')], per copy
+    (≤ 2β'); seconds: wall time.
+    """
+
+    direction: str
+    bound: str
+    steps: int
+    alpha: float
+    beta: float
+    alpha_prime: float
+    beta_prime: float
+    alpha_used: float
+    grid_size: int
+    convolutions: int
+    truncated: float
+    seconds: float
+
+
+def _to_pld(u: GeometricDist, t: int, negate: bool, bound: str, exact_inf: float) -> PLD:
+    """Back from exp-space: ln(u/t) (remove, Alg. 1) or −ln(u/t) (add, Alg. 2). The value mapped to a loss of
+    −inf is dropped (a lower bound only; `truncated`); for "upper", `truncated` is inf_mass − exact_inf."""
+    losses = u.log_start + u.step * np.arange(u.size) - math.log(t)
+    masses = u.masses
+    inf_mass, neg = (u.inf, u.zero) if not negate else (u.zero, u.inf)
+    if negate:
+        losses, masses = -losses[::-1], masses[::-1]
+    nz = np.flatnonzero(masses)
+    if nz.size:
+        losses, masses = losses[nz[0]:nz[-1] + 1], masses[nz[0]:nz[-1] + 1]
+    else:
+        losses, masses = losses[:0], masses[:0]
+    if bound == "upper":
+        truncated = max(0.0, inf_mass - exact_inf)
+    else:
+        truncated = neg
+    return PLD(losses, masses, inf_mass=inf_mass, truncated=truncated, float_error=u.error, bound=bound)
+
+
+def _outside(var: LossVariable, disc: PLD) -> float:
+    """Finite mass of X outside the grid range: P(X < l_1) + P(l_n < X < inf)."""
+    first, last = float(disc.losses[0]), float(disc.losses[-1])
+    return float(var.cdf(first) - var.atom(first) + var.sf(last))
+
+
+def _rand_alloc_rem(law: LossLaw, t: int, alpha: float, beta: float, bound: str) -> tuple[PLD, int, int, float]:
+    """Alg. 1 (upper): U1 = e^{L}, V1 = e^{−D(L)} with L = disc-dist(L→) and D = PLD-dual(L) (Alg. 7 =
+    PLD.dual); the +inf atom of D(L) is the value 0 (E17). Lower (Remark 4.7): the dual of a rounded-down
+    realization is no distribution (Σ e^{−l} f can exceed 1), so ℓ under Q (= −D(L→), F7 (ii)) is rounded
+    down directly on a grid of the same length."""
+    p_var = LossVariable.remove(law)
+    if bound == "upper":
+        lo, hi = _range(p_var, beta)
+        size = _grid_size(lo, hi, alpha)
+        disc, errors = _discretize(p_var, lo, alpha, size, "upper")
+        u1 = exp_space(disc, lo, alpha, negate=False)
+        # Alg. 7 masses e^{−l}·f carry e^{−l}·(error of f) plus 2 roundings; the +inf atom 1 − Σ as much again
+        dual_error = 2 * (float(np.sum(np.exp(-disc.losses) * errors)) + 3 * _U)
+        v1 = replace(exp_space(disc.dual(), lo, alpha, negate=True), error=dual_error)
+    else:
+        q_var = LossVariable.remove_dual(law)
+        (lo, hi), (lo_q, hi_q) = _range(p_var, beta), _range(q_var, beta)
+        size = max(_grid_size(lo, hi, alpha), _grid_size(lo_q, hi_q, alpha))
+        disc = _discretize(p_var, lo, alpha, size, "lower")[0]
+        disc_q = _discretize(q_var, lo_q, alpha, size, "lower")[0]
+        u1 = exp_space(disc, lo, alpha, negate=False)
+        v1 = exp_space(disc_q, lo_q, alpha, negate=False)
+    count = 0
+    if t > 1:
+        v, count = self_conv(v1, t - 1, bound)
+        u1 = conv(v, u1, bound)
+        count += 1
+    return _to_pld(u1, t, False, bound, law.p_inf), size, count, _outside(p_var, disc)
+
+
+def _rand_alloc_add(law: LossLaw, t: int, alpha: float, beta: float, bound: str) -> tuple[PLD, int, int, float]:
+    """Alg. 2 (upper): U = e^{−L} with L = disc-dist(L←, upper), self-convolved with DOWNWARD rounding since
+    −ln(x/t) is decreasing (F52); the +inf atom of L is the value 0 (E17). Lower: every direction switched."""
+    var = LossVariable.add(law)
+    lo, hi = _range(var, beta)
+    size = _grid_size(lo, hi, alpha)
+    disc = _discretize(var, lo, alpha, size, bound)[0]
+    u = exp_space(disc, -(lo + (size - 1) * alpha), alpha, negate=True)
+    inner = "lower" if bound == "upper" else "upper"
+    u, count = self_conv(u, t, inner)
+    return _to_pld(u, t, True, bound, law.q_neg_inf ** t), size, count, _outside(var, disc)
+
+
+def allocation_pld_geometric(mech_or_law: Mechanism | LossLaw, steps, direction: str, bound: str = "upper", *,
+                             alpha, beta) -> tuple[PLD, GeometricReport]:
+    """PLD of 1-out-of-t random allocation by Alg. 1 (remove) / Alg. 2 (add) of [003] (F26, F52, F53).
+
+    remove: law of ln(P̄_t/Q^t) under P̄_t; add: law of ln(Q^t/P̄_t) under Q^t. "upper" dominates it
+    (hockey-stick sense, F49), "lower" is dominated (Remark 4.7); (α, β)-tight per Thm 4.6 (see the module
+    docstring for exp-space zero atoms). α' = α/(2⌈log2 t⌉+1), β' = β/t.
+    """
+    law = mech_or_law if isinstance(mech_or_law, LossLaw) else loss_law(mech_or_law)
+    t = integer("steps", steps)
+    d = check_direction(direction, allow_both=False)
+    if bound not in BOUNDS:
+        raise InvalidParameter("bound", bound, "must be one of " + "|".join(BOUNDS))
+    a = float(positive("alpha", alpha))
+    b = float(open_unit("beta", beta))
+    levels = 2 * (t - 1).bit_length() + 1  # 2⌈log2 t⌉ + 1
+    a_p, b_p = a / levels, b / t
+    started = time.perf_counter()
+    run = _rand_alloc_rem if d == "remove" else _rand_alloc_add
+    pld, size, count, truncated = run(law, t, a_p, b_p, bound)
+    report = GeometricReport(d, bound, t, a, b, a_p, b_p, a_p * (1 + count), size, count, truncated,
+                             time.perf_counter() - started)
+    return pld, report
