@@ -118,16 +118,23 @@ def _quadrature_route(config: Config) -> str:
                              f"exact {mech.name} {config.scheme} needs steps*epochs <= 2; use --method pld")
 
 
+def _quadrature_digits(config: Config, digits: int) -> int:
+    """t = 3 quadrature is capped at MAX_DIGITS_T3 digits (cost); its error estimate states what was reached."""
+    return min(digits, quadrature.MAX_DIGITS_T3) if config.steps == 3 else digits
+
+
 def _quadrature_delta(config: Config, eps: Fraction, d: str, digits: int):
     if _quadrature_route(config) == "allocation":
-        return quadrature.allocation_delta_quadrature(config.mechanism, config.steps, eps, d, digits=digits)
+        return quadrature.allocation_delta_quadrature(config.mechanism, config.steps, eps, d,
+                                                      digits=_quadrature_digits(config, digits))
     lam = config.rate if config.scheme == "poisson" else Fraction(1)
     return quadrature.poisson_delta_quadrature(config.mechanism, config.steps * config.epochs, lam, eps, d, digits=digits)
 
 
 def _quadrature_epsilon(config: Config, target: Fraction, d: str, digits: int):
     if _quadrature_route(config) == "allocation":
-        return quadrature.allocation_epsilon_quadrature(config.mechanism, config.steps, target, d, digits=digits)
+        return quadrature.allocation_epsilon_quadrature(config.mechanism, config.steps, target, d,
+                                                        digits=_quadrature_digits(config, digits))
     lam = config.rate if config.scheme == "poisson" else Fraction(1)
     return quadrature.poisson_epsilon_quadrature(config.mechanism, config.steps * config.epochs, lam, target, d, digits=digits)
 
