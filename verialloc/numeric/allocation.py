@@ -1,0 +1,498 @@
+"""Random allocation (k = 1) in float64: sound lower and upper PLDs and δ in both directions (F2, F8, F22–F26).
+
+The allocation pair (P̄_t, Q^t) (F23) has likelihood ratio S/t with S = X_1 + … + X_t, X_i iid copies of the
+exp-PLD X = e^ℓ under Q, and singular P-mass P_s = P(Q = 0) (F24, F26). Every hockey-stick query in both
+directions is an expectation of a convex function of S/t plus P_s (F2, F25):
+    remove δ(ε) = E[(S/t − κ)_+] + P_s,   add δ(ε) = E[(1 − κ S/t)_+],   κ = e^ε.
+Upper: X is replaced by a mean-preserving spread X' on a grid (exp_grid.spread, X ≤_cx X'); lower: by a
+contraction X_c (exp_grid.contract, X_c ≤_cx X). Independent sums keep the order, so S_c ≤_cx S ≤_cx S' with
+no accumulation of rounding shifts over t (unlike rounding every summand, F50/F52). The t-fold sum is exact
+on the grid (exponentiation by squaring, F53 Alg. 3 with every squaring done), restricted to windows:
+
+* values above a node's window go into a top bin with their exact excess moment (in the upper pair it is read
+  as Q-mass at the window top plus P-mass at ratio +inf carrying the excess moment — a limit of mean-preserving
+  spreads; in the lower pair as P̄-mass moved down to the window top);
+* partial sums of m summands below a Bernstein cut m·E[Y] − c·sqrt(m·E[Y²]) (Y = X − o ≥ 0, one-sided
+  Bernstein for non-negative summands) are dropped and accounted explicitly: in the upper pair their Q-mass
+  goes to S = 0 and their P̄-weight to ratio +inf (dominating, like a truncation in F8's post-processing sense);
+  the lower PLDs simply lose them (recorded in `truncated`).
+
+Float64: each convolution is direct (relative error γ_n per entry), split (the bulk direct, the small-mass rest
+by FFT) or a plain FFT (absolute error from the FFT error model, Higham 2002 Thm 24.2, times FFT_SAFETY).
+Relative errors are absorbed into the PLD masses (upper: inflated, the surplus trimmed from the lowest losses;
+lower: deflated); absolute ones are propagated as ℓ1 bounds into `float_error`, together with an estimate for
+the single-step CDF evaluations (exp_grid.EVAL_RTOL, through Wasserstein-1) and one δ evaluation's rounding.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import fft
+
+from ..errors import InvalidParameter
+from ..validation import direction as check_direction
+from ..validation import integer
+from .exp_grid import GridLaw, contract, spread
+from .loss_law import LossLaw
+from .pld import PLD
+
+_U = np.finfo(float).eps / 2
+#: default grid step: GRID_REL·sd(X), but at most GRID_REL_T·t (resolves S ≤ t for small t)
+GRID_REL = 0.15
+GRID_REL_T = 2e-3
+#: default mass budget: Bernstein cuts per node and the upper window's single-step quantile
+TAIL = 1e-12
+#: largest array (grid points) a node may hold; beyond it the grid step is enlarged
+MAX_POINTS = 1 << 21
+#: direct convolution (relative error per entry) when the work is at most this
+DIRECT_WORK = 4_000_000
+#: split convolutions: heads hold all but this fraction of the mass; direct head×head up to SPLIT_WORK products
+HEAD_TAIL = 1e-6
+SPLIT_WORK = 300_000_000
+#: safety factor on the FFT error model (mixed radix, real transforms)
+FFT_SAFETY = 4.0
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Error budget of one allocation computation (both bounds).
+
+    grid step h and offset o (grid o + j·h); window: top of S (value units); single_top: single-step top bin
+    o + T·h with its Q-mass and P-weight E_Q[X; X ≥ o + T·h] in the upper law (the analogue of a truncation
+    point G); dropped: Q-mass removed by the Bernstein cuts and the single-step contraction (upper, lower);
+    overflow: Q-mass of S in the top bin (upper, lower); float_error: per PLD, keyed (direction, bound);
+    warnings: anything that limits the attainable accuracy (window reduced, grid step enlarged).
+    """
+
+    grid_step: float
+    offset: float
+    window: float
+    single_top: float
+    single_top_mass: float
+    single_top_weight: float
+    dropped: tuple[float, float]
+    overflow: tuple[float, float]
+    float_error: dict = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """Lower and upper PLDs of the allocation pair, keyed (direction, bound), and the error budget."""
+
+    steps: int
+    plds: dict
+    budget: Budget
+
+    def delta(self, epsilons, direction: str) -> tuple[np.ndarray, np.ndarray]:
+        """(lower, upper) δ(ε) (F2) with the float budget applied in the safe direction; "both" = max."""
+        eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
+        directions = ("remove", "add") if check_direction(direction) == "both" else (direction,)
+        lower = np.max([self.plds[d, "lower"].delta_bound(eps) for d in directions], axis=0)
+        upper = np.max([self.plds[d, "upper"].delta_bound(eps) for d in directions], axis=0)
+        return lower, upper
+
+    def limits(self, epsilons, direction: str, rtol: float = 1e-2) -> tuple[str, ...]:
+        """Why (lower, upper) at these ε may not be resolved to relative rtol: float budget or window too small."""
+        eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
+        directions = ("remove", "add") if check_direction(direction) == "both" else (direction,)
+        notes = []
+        _, upper = self.delta(eps, direction)
+        budget = max(self.plds[d, b].float_error for d in directions for b in ("lower", "upper"))
+        for e, u in zip(eps, upper):
+            if 2 * budget > rtol * u:
+                notes.append(f"eps={e:g}: float64 budget {2 * budget:.2e} exceeds {rtol:g} of delta {u:.2e}")
+            if self.steps * math.exp(abs(e)) > self.budget.window:
+                notes.append(f"eps={e:g}: t*exp(|eps|) lies beyond the window {self.budget.window:.6g}")
+        return tuple(notes)
+
+    def epsilon(self, delta: float, direction: str) -> tuple[float, float]:
+        """(lower, upper) ε(δ) (F2, I1); "both" = max over directions."""
+        directions = ("remove", "add") if check_direction(direction) == "both" else (direction,)
+        return (max(self.plds[d, "lower"].epsilon(delta) for d in directions),
+                max(self.plds[d, "upper"].epsilon(delta) for d in directions))
+
+
+def allocation(law: LossLaw, steps, *, epsilon_max: float = 0.0, grid_step: float | None = None,
+               tail: float = TAIL, max_points: int = MAX_POINTS) -> Allocation:
+    """Lower and upper PLDs of 1-out-of-t random allocation (F23–F26) for both directions, with the budget.
+
+    epsilon_max: largest |ε| that must lie inside the window (S up to t·e^{|ε|}); grid_step: h in units of X
+    (default GRID_REL·sd(X), at most GRID_REL_T·t, shrunk to divide the span of a law with atoms at both ends);
+    tail: mass budget of the Bernstein cuts and of the single-step quantile that widens the window;
+    max_points: cap on the grid length (the window shrinks first, then h grows; both are reported).
+    """
+    t = integer("steps", steps)
+    if not (isinstance(tail, float | int) and 0 < tail < 1e-3):
+        raise InvalidParameter("tail", tail, "must lie in (0, 1e-3)")
+    if not math.isfinite(epsilon_max):
+        raise InvalidParameter("epsilon_max", epsilon_max, "must be finite")
+    if not (isinstance(max_points, int) and max_points >= 64):
+        raise InvalidParameter("max_points", max_points, "must be an integer >= 64")
+    offset, span = _support(law)
+    mean = 1.0 - law.p_inf - offset
+    second, x_tail = _moments(law, tail)
+    second = max(second + offset * offset - 2 * offset * (1.0 - law.p_inf), 0.0)  # E[(X − o)²]
+    warnings = []
+    if grid_step is None:
+        h = _default_step(second - mean * mean, t, span)
+    else:
+        h = float(grid_step)
+        if not (math.isfinite(h) and h > 0):
+            raise InvalidParameter("grid_step", grid_step, "must be a finite number > 0")
+    c = math.sqrt(2.0 * math.log(2 * t.bit_length() / tail))
+    needed = max(t * math.exp(abs(epsilon_max)) - t * offset, t * mean + c * math.sqrt(t * second)) + h
+    window = needed + max(x_tail - offset, 0.0)
+    while True:
+        plan = _plan(t, h, window, mean, second, c)
+        longest = max(hi - lo + 1 for lo, hi in plan.windows.values())
+        if longest <= max_points:
+            break
+        if window > needed:
+            window = max(needed, window - 1.05 * (longest - max_points) * h)
+            warnings.append("window reduced below the single-step tail quantile: the lower remove bound loses "
+                            "the mass beyond it")
+        else:
+            h *= 1.05 * longest / max_points
+            warnings.append("grid_step enlarged to keep arrays within max_points")
+    up_law = spread(law, h, plan.single_top, offset)
+    low_law = contract(law, h, plan.single_top, offset)
+    up, low = _power(up_law, plan), _power(low_law, plan)
+    plds, float_errors = {}, {}
+    for d in ("remove", "add"):
+        for b, node, grid_law in (("upper", up, up_law), ("lower", low, low_law)):
+            pld = _pld(node, grid_law, t, d, b)
+            plds[d, b] = pld
+            float_errors[d, b] = pld.float_error
+    top_weight = (offset + plan.single_top * h) * float(up_law.masses[-1]) + up_law.top_excess
+    budget = Budget(
+        grid_step=h, offset=offset, window=t * offset + plan.window_index * h,
+        single_top=offset + plan.single_top * h, single_top_mass=float(up_law.masses[-1]), single_top_weight=top_weight,
+        dropped=(up.dropped, low.dropped), overflow=(float(up.arr[-1]), float(low.arr[-1])),
+        float_error=float_errors, warnings=tuple(dict.fromkeys(warnings)),
+    )
+    return Allocation(t, plds, budget)
+
+
+def allocation_delta(law: LossLaw, steps, epsilons, direction: str = "both", *, grid_step: float | None = None,
+                     tail: float = TAIL, max_points: int = MAX_POINTS) -> tuple[np.ndarray, np.ndarray]:
+    """(lower, upper) arrays of δ(ε) of one epoch of random allocation, k = 1 (F2, F23, F25).
+
+    The window covers every requested ε; see `allocation` for the parameters and the soundness argument.
+    """
+    eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
+    if eps.size == 0 or not np.all(np.isfinite(eps)):
+        raise InvalidParameter("epsilons", epsilons, "must be a non-empty array of finite numbers")
+    result = allocation(law, steps, epsilon_max=float(np.max(np.abs(eps))), grid_step=grid_step, tail=tail,
+                        max_points=max_points)
+    return result.delta(eps, direction)
+
+
+def allocation_plds(law: LossLaw, steps, *, epsilon_max: float = 0.0, grid_step: float | None = None,
+                    tail: float = TAIL, max_points: int = MAX_POINTS) -> dict:
+    """{(direction, bound): PLD} for direction in remove|add and bound in upper|lower (F7, F26).
+
+    remove: law of ln(S/t) under P̄_t (masses (s/t)·q(s), +inf atom P_s plus the moved moments);
+    add: law of −ln(S/t) under Q^t (S = 0 → +inf). Upper ones keep all mass, lower ones drop (`truncated`).
+    """
+    return allocation(law, steps, epsilon_max=epsilon_max, grid_step=grid_step, tail=tail,
+                      max_points=max_points).plds
+
+
+# ------------------------------------------------------------------------------------------ choices
+
+
+def _moments(law: LossLaw, tail: float) -> tuple[float, float]:
+    """Estimate of E_Q[X²] = E_P[e^ℓ] (only used to choose h and the cuts) and the upper quantile of X.
+
+    P-masses of ℓ-cells (−inf, a], (a, ·], … (atoms included) weighted by e^{right end}, plus the tail beyond b.
+    """
+    a, b = law.quantile_range(tail)
+    grid = np.linspace(a, b, 4001)
+    cells = np.diff(np.concatenate([[0.0], np.asarray(law.cdf_p(grid), float)]))
+    second = float(np.dot(np.maximum(cells, 0.0), np.exp(grid))) + float(law.sf_p(b)) * math.exp(b)
+    return second, math.exp(b)
+
+
+def _support(law: LossLaw) -> tuple[float, float]:
+    """Grid offset o = min X (0 if X has an atom at 0 or no positive lower bound) and the span to align.
+
+    span > 0 when the extreme values of X are atoms (finite pairs, Laplace): the default step then divides it,
+    so both extreme atoms are grid points (exact for two-point laws such as randomized response).
+    """
+    lo, hi = law.support()
+    values, _, _ = law.atoms()
+    offset = 0.0 if law.q_neg_inf > 0 or not math.isfinite(lo) else math.exp(lo)
+    ends = values.size and float(values[-1]) == hi and (law.q_neg_inf > 0 or float(values[0]) == lo)
+    return offset, (math.exp(hi) - offset if ends else 0.0)
+
+
+def _default_step(variance: float, t: int, span: float) -> float:
+    h = GRID_REL * min(math.sqrt(max(variance, 0.0)) or 1.0, GRID_REL_T / GRID_REL * t)
+    return span / math.ceil(span / h) if span > 0 else h
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Exponentiation by squaring (F53 Alg. 3, E14): node windows [lo, hi] in grid indices, keyed by name."""
+
+    bits: tuple[int, ...]
+    windows: dict
+    single_top: int
+    window_index: int
+
+
+def _plan(t: int, h: float, window: float, mean: float, second: float, c: float) -> _Plan:
+    """Windows: node of m summands keeps [L(m), H]; H is set top-down so a top bin always lands in a top bin."""
+    def cut(m: int) -> int:
+        return max(0, int(math.floor((m * mean - c * math.sqrt(m * second)) / h)))
+
+    top_bit = t.bit_length() - 1
+    bits = tuple(j for j in range(top_bit + 1) if t >> j & 1)
+    counts = [sum(1 << j for j in bits[:i + 1]) for i in range(len(bits))]
+    w = int(math.ceil(window / h))
+    hi_acc = [0] * len(bits)
+    need = {j: 0 for j in range(top_bit + 1)}
+    hi_acc[-1] = w
+    for i in range(len(bits) - 1, 0, -1):
+        hi_acc[i - 1] = max(hi_acc[i] - cut(1 << bits[i]), cut(counts[i - 1]))
+        need[bits[i]] = max(need[bits[i]], hi_acc[i] - cut(counts[i - 1]))
+    need[bits[0]] = max(need[bits[0]], hi_acc[0])
+    hi_pow = [0] * (top_bit + 1)
+    hi_pow[top_bit] = need[top_bit]
+    for j in range(top_bit - 1, -1, -1):
+        hi_pow[j] = max(need[j], hi_pow[j + 1] - cut(1 << j))
+    windows = {("P", j): (cut(1 << j), max(hi_pow[j], cut(1 << j) + 1)) for j in range(top_bit + 1)}
+    for i in range(len(bits)):
+        windows["A", i] = (cut(counts[i]), max(hi_acc[i], cut(counts[i]) + 1))
+    return _Plan(bits, windows, windows["P", 0][1], w)
+
+
+# ------------------------------------------------------------------------------------ convolution
+
+
+@dataclass
+class _Node:
+    """Q-law of a partial sum on grid indices lo..hi; the entry at hi is the top bin (values ≥ hi·h).
+
+    top_excess = E[S − hi·h; top bin]; dropped / dropped_moment: Q-mass and E[S; ·] cut so far.
+    Float bounds against the same computation in exact arithmetic on the same single-step law: every mass and
+    moment has relative error ≤ rel plus an absolute part, ℓ1 ≤ err over all masses and ≤ err_moment over all
+    moments.
+    """
+
+    arr: np.ndarray
+    lo: int
+    top_excess: float
+    dropped: float
+    dropped_moment: float
+    rel: float
+    err: float
+    err_moment: float
+
+    @property
+    def hi(self) -> int:
+        return self.lo + self.arr.size - 1
+
+    def kept_moment(self, h: float) -> float:
+        return h * _dot(self.arr, np.arange(self.lo, self.hi + 1, dtype=float)) + self.top_excess
+
+
+def _gamma(n: int) -> float:
+    return n * _U / (1 - n * _U)
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> float:
+    """Σ a·b of non-negative arrays by pairwise summation: relative error ≤ γ_{⌈log2 n⌉+1}."""
+    return float(np.sum(a * b))
+
+
+def _pairwise(n: int) -> float:
+    return _gamma(max(1, math.ceil(math.log2(max(n, 2)))) + 1)
+
+
+def _fft_rel(n: int) -> float:
+    """Relative 2-norm error ρ of one length-n FFT (Higham Thm 24.2 with twiddle error u), times FFT_SAFETY."""
+    levels = max(1, math.ceil(math.log2(n)))
+    gamma4 = _gamma(4)
+    eta = _U + gamma4 * (math.sqrt(2) + _U)
+    return FFT_SAFETY * levels * eta / (1 - levels * eta)
+
+
+def _fft_bound(n_fft: int, size: int, pairs) -> float:
+    """ℓ1 bound of the round-off of Σ x*y over `pairs` computed with length-n_fft transforms.
+
+    Per product: ‖ĉ − c‖₂ ≤ (2ρ + 2ρ²√N + 4γ₂)(‖x‖₁‖y‖₂ + ‖x‖₂‖y‖₁) (FFT model: ρ per transform, √2γ₂ per complex
+    product, ‖x̂‖_∞ ≤ ‖x‖₁); ‖·‖₁ ≤ √size ‖·‖₂.
+    """
+    rho = _fft_rel(n_fft)
+    k = 2 * rho + 2 * rho * rho * math.sqrt(n_fft) + 4 * _gamma(2)
+    total = sum(float(x.sum()) * math.sqrt(float(np.dot(y, y))) + math.sqrt(float(np.dot(x, x))) * float(y.sum())
+                for x, y in pairs)
+    return math.sqrt(size) * k * total
+
+
+def _head(a: np.ndarray) -> tuple[int, int]:
+    """Shortest index range [i, j) outside which a has mass ≤ HEAD_TAIL·Σa (half at each end)."""
+    cut = 0.5 * HEAD_TAIL * float(a.sum())
+    i = int(np.searchsorted(np.cumsum(a), cut, side="right"))
+    j = a.size - int(np.searchsorted(np.cumsum(a[::-1]), cut, side="right"))
+    return (i, j) if i < j else (0, a.size)
+
+
+def _convolve(a: np.ndarray, b: np.ndarray | None) -> tuple[np.ndarray, float, float]:
+    """Linear convolution of non-negative arrays (b None: a*a): (c, rel, err) with |ĉ − c| ≤ rel·c + e, ‖e‖₁ ≤ err.
+
+    * direct (small): every entry is a sum of ≤ n products of non-negatives, relative error γ_n;
+    * split: heads a_h, b_h (all but HEAD_TAIL of the mass) are convolved directly (relative error), the rest
+      a*b_t + a_t*b_h by FFT, whose absolute error scales with the small tail norms (`_fft_bound`);
+    * plain FFT when the heads are too long (late squarings, where errors are amplified little).
+    Negative outputs are clipped to 0 (the exact values are ≥ 0, so clipping never increases an error).
+    """
+    bb = a if b is None else b
+    na, nb = a.size, bb.size
+    if na * nb <= DIRECT_WORK or min(na, nb) <= 32:
+        return np.convolve(a, bb), _gamma(min(na, nb) + 1), 0.0
+    size = na + nb - 1
+    n_fft = fft.next_fast_len(size, real=True)
+    (i0, i1), (j0, j1) = _head(a), _head(bb)
+    if (i1 - i0) * (j1 - j0) > SPLIT_WORK:
+        fa = fft.rfft(a, n_fft)
+        c = fft.irfft(fa * (fa if b is None else fft.rfft(bb, n_fft)), n_fft)[:size]
+        np.maximum(c, 0.0, out=c)
+        return c, 0.0, _fft_bound(n_fft, size, [(a, bb)])
+    ha, ta = np.zeros(na), a.copy()
+    ha[i0:i1], ta[i0:i1] = a[i0:i1], 0.0
+    if b is None:
+        pairs = [(ta, a + ha)]
+    else:
+        hb, tb = np.zeros(nb), bb.copy()
+        hb[j0:j1], tb[j0:j1] = bb[j0:j1], 0.0
+        pairs = [(a, tb), (ta, hb)]
+    spectrum = sum(fft.rfft(x, n_fft) * fft.rfft(y, n_fft) for x, y in pairs)
+    c = fft.irfft(spectrum, n_fft)[:size]
+    np.maximum(c, 0.0, out=c)
+    head = np.convolve(a[i0:i1], bb[j0:j1])
+    c[i0 + j0:i0 + j0 + head.size] += head
+    return c, _gamma(min(i1 - i0, j1 - j0) + 2), _fft_bound(n_fft, size, pairs)
+
+
+def _combine(x: _Node, y: _Node | None, lo: int, hi: int, h: float) -> _Node:
+    """Node of X + Y (y None: X + X') on [lo, hi]: exact linear convolution, cut below lo, top bin at hi.
+
+    Requires x.hi + y.lo ≥ hi and y.hi + x.lo ≥ hi (guaranteed by `_plan`), so every product involving a top
+    bin lands in the new top bin; the new top excess adds the input excesses weighted by the other side's mass.
+    Every accumulated quantity is a sum of non-negative terms (relative errors compose multiplicatively).
+    """
+    yy = x if y is None else y
+    c, rel_c, err_c = _convolve(x.arr, None if y is None else y.arr)
+    base = x.lo + yy.lo
+    lo = max(lo, base)
+    i_lo, i_hi = lo - base, hi - base
+    idx = np.arange(base, base + c.size, dtype=float)
+    low, high = c[:i_lo], c[i_hi:]
+    arr = np.empty(hi - lo + 1)
+    arr[:-1] = c[i_lo:i_hi]
+    arr[-1] = float(high.sum())
+    sx, sy = float(x.arr.sum()), float(yy.arr.sum())
+    tx, ty = sx + x.dropped, sy + yy.dropped
+    kx, ky = x.kept_moment(h), yy.kept_moment(h)
+    mx, my = kx + x.dropped_moment, ky + yy.dropped_moment
+    top_excess = h * _dot(high, idx[i_hi:] - hi) + x.top_excess * sy + yy.top_excess * sx
+    dropped = x.dropped * ty + sx * yy.dropped + float(low.sum())
+    dropped_moment = (x.dropped_moment * ty + x.dropped * my + kx * yy.dropped + sx * yy.dropped_moment
+                      + h * _dot(low, idx[:i_lo]))
+    rel = (1 + x.rel) * (1 + yy.rel) * (1 + rel_c) * (1 + _pairwise(c.size)) ** 2 * (1 + _gamma(4)) - 1
+    err = x.err * (ty + yy.err) + yy.err * (tx + x.err) + err_c
+    err_moment = (x.err_moment * (ty + yy.err) + yy.err_moment * (tx + x.err) + x.err * my + yy.err * mx
+                  + err_c * h * float(idx[-1]))
+    return _Node(arr, lo, top_excess, dropped, dropped_moment, rel, err, err_moment)
+
+
+def _power(law: GridLaw, plan: _Plan) -> _Node:
+    """t-fold sum by squaring (every squaring is done, E14), windows from the plan."""
+    h = law.h
+    node = _Node(law.masses.copy(), 0, law.top_excess, law.dropped, law.dropped_moment, 0.0, 0.0, 0.0)
+    acc = None
+    top_bit = max(j for kind, j in plan.windows if kind == "P")
+    for j in range(top_bit + 1):
+        if j > 0:
+            node = _combine(node, None, *plan.windows["P", j], h)
+        if j in plan.bits:
+            i = plan.bits.index(j)
+            acc = node if acc is None else _combine(acc, node, *plan.windows["A", i], h)
+    return acc
+
+
+# ---------------------------------------------------------------------------------------------- PLDs
+
+
+def _pld(node: _Node, law: GridLaw, t: int, direction: str, bound: str) -> PLD:
+    """PLD of the discretized allocation pair (F7, F24): remove ln(S/t) under P̄_t, add −ln(S/t) under Q^t.
+
+    upper: the top bin is Q-mass at the window top plus P-mass at +inf carrying its excess moment; cut mass is
+    Q-mass at S = 0 plus P-mass at +inf carrying its moment (limits of mean-preserving spreads: the pair
+    dominates). The relative float error is absorbed: masses × (1 + 2·rel), then the surplus over total 1 is
+    removed from the lowest losses (the survival function stays above the exact one: stochastic domination).
+    lower: remove keeps the top bin's Q-mass at the window top (its P̄-mass moved down, its excess P̄-weight
+    dropped, so E[e^{−L}] ≤ 1 stays exact), add drops the top bin; cut mass is dropped; masses × (1 − 2·rel)
+    (entrywise below the exact ones).
+    float_error: the absolute convolution part + the single-step W1 estimate (Lipschitz 1 for remove, window/t
+    for add over the window's ε range) + the rounding of one δ evaluation.
+    """
+    h, o = law.h, law.offset
+    idx = np.arange(node.lo, node.hi + 1, dtype=float)
+    q = node.arr
+    positive = (idx > 0) | (o > 0)
+    ratio = o + idx[positive] * (h / t)  # S/t with S = t·o + idx·h
+    logs = np.log(ratio) if o > 0 else np.log(idx[positive]) + math.log(h / t)
+    q_pos = q[positive]
+    zero_mass = float(q[~positive].sum())
+    window_ratio = o + node.hi * h / t
+    dropped_moment = node.dropped_moment + t * o * node.dropped  # E[S; cut] from E[S − t·o; cut]
+    scale = 1 + 2 * node.rel if bound == "upper" else max(0.0, 1 - 2 * node.rel)
+    if direction == "remove":
+        masses = q_pos * ratio
+        if bound == "upper":
+            truncated = (node.top_excess + dropped_moment) / t * scale
+            inf_mass = law.singular + truncated
+        else:
+            masses[-1] = window_ratio * float(q[-1])
+            truncated = (node.top_excess + dropped_moment) / t
+            inf_mass = law.singular
+        float_error = window_ratio * (node.err + node.rel * node.dropped) + node.err_moment / t + law.w1_error
+        losses = logs
+    else:
+        masses = q_pos[::-1].copy()
+        if bound == "upper":
+            truncated = node.dropped * scale
+            inf_mass = zero_mass * scale + truncated
+        else:
+            masses[0] = 0.0
+            inf_mass = zero_mass * scale
+            truncated = node.dropped + float(q[-1])
+        float_error = node.err + max(1.0, window_ratio) * law.w1_error
+        losses = -logs[::-1]
+    masses = masses * scale
+    if bound == "upper":
+        masses, inf_mass = _trim(masses, inf_mass)
+    # evaluating δ(ε) = Σ m(1 − e^{ε−l}) + inf_mass itself: non-negative terms, pairwise summation
+    float_error += (math.log2(masses.size + 1) + 6) * _U * (float(masses.sum()) + inf_mass)
+    return PLD(losses, masses, inf_mass=inf_mass, truncated=truncated, float_error=float_error, bound=bound)
+
+
+def _trim(masses: np.ndarray, inf_mass: float) -> tuple[np.ndarray, float]:
+    """Remove the surplus over total mass 1 from the lowest losses (keeps the survival function ≥ the exact one)."""
+    surplus = float(masses.sum()) + inf_mass - 1.0
+    if surplus <= 0:
+        return masses, inf_mass
+    cum = np.cumsum(masses)
+    k = int(np.searchsorted(cum, surplus, side="left"))
+    if k >= masses.size:
+        return np.zeros_like(masses), max(0.0, inf_mass - (surplus - float(cum[-1])))
+    out = masses.copy()
+    out[:k] = 0.0
+    out[k] = cum[k] - surplus
+    return out, inf_mass
