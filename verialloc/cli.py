@@ -19,7 +19,7 @@ from .errors import InvalidParameter, VerifallocError
 from .formatting import decimal
 from .mechanisms import DiscretePair, Gaussian, Laplace, RandomizedResponse
 from .result import Bracket
-from .validation import digits as check_digits
+from .validation import digits as check_digits, positive
 
 #: --mechanism value -> (constructor, the one flag it takes)
 MECHANISM_FLAGS = {
@@ -53,6 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
         if name != "rdp":
             p.add_argument("--direction", default="both", help="remove | add | both (max of the two; default)")
         p.add_argument("--method", default="exact", help="accounting method: " + "|".join(api.METHODS))
+        if name != "rdp":
+            p.add_argument("--loss-step", help="pld: loss grid step of compositions (default 1e-4)")
+            p.add_argument("--grid-step", help="pld: exp-space grid step of the allocation sum (default: automatic)")
+            p.add_argument("--tail", help="pld: tail mass truncated per step, tracked in the result (default 1e-15)")
         p.add_argument("--digits", default=str(DEFAULT_DIGITS), help=f"significant digits (default {DEFAULT_DIGITS})")
         p.add_argument("--json", action="store_true", help="print one JSON object")
     sub.add_parser("demo", help="run the main job on a default configuration")
@@ -104,7 +108,34 @@ def bracket_json(b: Bracket, digits: int) -> dict:
     out = {"lower": lo, "upper": hi, "error_kind": b.error_kind}
     if b.direction == "both":
         out["per_direction"] = {d: bracket_json(sub, digits) for d, sub in b.details.items()}
+    elif b.error_kind == "bound":
+        out["budget"] = {key: b.details[key] for key in ("truncated", "float_error", "notes")}
     return out
+
+
+def method_options(args) -> dict:
+    """Method-specific keywords: the pld accuracy knobs and a progress bar (shown only after ~2 s)."""
+    knobs = {name: getattr(args, name) for name in ("loss_step", "grid_step", "tail")}
+    given = {k: v for k, v in knobs.items() if v is not None}
+    if args.method != "pld":
+        if given:
+            name = next(iter(given))
+            raise InvalidParameter(name.replace("_", "-"), given[name], "applies only to --method pld")
+        return {}
+    from .numeric.accountant import Settings
+    values = {k: float(positive(k.replace("_", "-"), v)) for k, v in given.items()}
+    return {"settings": Settings(**values), "progress": _progress_bar()}
+
+
+def _progress_bar():
+    from tqdm import tqdm
+    bar = tqdm(total=None, desc="verialloc", delay=2.0, file=sys.stderr, leave=False, bar_format="{desc}: {elapsed} {postfix}")
+
+    def tick(stage: str) -> None:
+        bar.set_postfix_str(stage, refresh=False)
+        bar.update(1)
+
+    return tick
 
 
 def run(argv: list[str]) -> dict:
@@ -120,10 +151,12 @@ def run(argv: list[str]) -> dict:
         b = api.rdp(config, args.alpha, method=args.method, digits=digits)
         out.update(alpha=str(b.details["alpha"]), direction="remove", rdp=decimal(b.lower, digits))
     elif args.command == "delta":
-        b = api.delta(config, args.epsilon, direction=args.direction, method=args.method, digits=digits)
+        b = api.delta(config, args.epsilon, direction=args.direction, method=args.method, digits=digits,
+                      **method_options(args))
         out.update(epsilon=args.epsilon, direction=b.direction)
     else:
-        b = api.epsilon(config, args.delta, direction=args.direction, method=args.method, digits=digits)
+        b = api.epsilon(config, args.delta, direction=args.direction, method=args.method, digits=digits,
+                        **method_options(args))
         out.update(delta=args.delta, direction=b.direction)
     out.update(bracket_json(b, digits))
     out["quantity"] = b.quantity

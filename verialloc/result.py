@@ -12,7 +12,8 @@ class Bracket:
 
     quantity: "delta", "epsilon" or "rdp"; direction: "remove", "add" or "both" (max of the two);
     error_kind: "exact" (lower == upper up to the printed digits), "quadrature" (estimated error of
-    an arbitrary-precision quadrature), "bound" (one-sided: the other side is trivial).
+    an arbitrary-precision quadrature), "bound" (sound lower and upper bounds of an approximation whose
+    discretization, truncation and float64 budgets are accounted for in `details`).
     """
 
     quantity: str
