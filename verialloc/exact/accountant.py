@@ -140,8 +140,20 @@ def _quadrature_epsilon(config: Config, target: Fraction, d: str, digits: int):
 
 
 def _invert_decreasing(fn, target: mp.mpf) -> mp.mpf:
-    """Root of fn(ε) = target for a continuous, non-increasing profile with fn(ln(1 − target)) ≥ target (I1)."""
+    """Root of fn(ε) = target for a continuous, non-increasing profile with fn(ln(1 − target)) ≥ target (I1).
+
+    Bisection on ln fn (relative accuracy at any scale of δ) to the working precision.
+    """
     lo, hi = mp.log1p(-target), mp.mpf(1)
     while fn(hi) > target:
         lo, hi = hi, 2 * hi
-    return mp.findroot(lambda e: fn(e) - target, (lo, hi), solver="anderson")
+    log_target = mp.log(target)
+    tol = mp.mpf(2) ** (-mp.mp.prec + 4)
+    while hi - lo > tol * max(1, abs(hi)):
+        mid = (lo + hi) / 2
+        value = fn(mid)
+        if value > 0 and mp.log(value) > log_target:
+            lo = mid
+        else:
+            hi = mid
+    return hi
