@@ -137,3 +137,30 @@ def test_console_script_error_has_no_traceback():
                            "--steps", "1", "--epsilon", "1", "--json"], capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stdout == ""
     assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_rdp_poisson_alpha_two_closed_form(capsys):
+    """Poisson: D_2(λP + (1−λ)Q‖Q) = 1 + λ²(D_2 − 1) = 1 + λ²(e^{1/σ²} − 1); t steps multiply R_2 by t (F21)."""
+    out = run_json(capsys, "rdp", "--mechanism", "gaussian", "--sigma", "2", "--scheme", "poisson", "--steps", "50",
+                   "--rate", "0.01", "--alpha", "2", "--digits", "25")
+    with mp.workdps(40):
+        ref = 50 * mp.log(1 + mp.mpf("0.01") ** 2 * (mp.exp(mp.mpf(1) / 4) - 1))
+        assert mp.almosteq(mp.mpf(out["rdp"]), ref, rel_eps=mp.mpf(10) ** -23)
+    assert out["scheme"] == "poisson" and out["rate"] == "1/100"
+
+
+def test_laplace_single_step_closed_form(capsys):
+    """Laplace scale b: δ(ε) = 1 − e^{(ε − 1/b)/2} for |ε| ≤ 1/b."""
+    out = run_json(capsys, "delta", "--mechanism", "laplace", "--scale", "2", "--steps", "1", "--epsilon", "0.1", "--digits", "20")
+    with mp.workdps(30):
+        assert mp.almosteq(mp.mpf(out["upper"]), -mp.expm1((mp.mpf("0.1") - mp.mpf("0.5")) / 2), rel_eps=mp.mpf(10) ** -19)
+
+
+@pytest.mark.slow
+def test_gaussian_t3_quadrature_route(capsys):
+    """t = 3 is served by nested quadrature (capped at 12 digits); at ε = 0 both directions equal the TV distance
+    (I3), so the two independently integrated brackets must overlap."""
+    out = run_json(capsys, "delta", "--mechanism", "gaussian", "--sigma", "2", "--steps", "3", "--epsilon", "0", "--digits", "8")
+    rem, add = out["per_direction"]["remove"], out["per_direction"]["add"]
+    assert float(rem["lower"]) <= float(add["upper"]) and float(add["lower"]) <= float(rem["upper"])
+    assert out["per_direction"]["remove"]["error_kind"] == "quadrature"
