@@ -9,17 +9,10 @@ from hypothesis import strategies as st
 
 from verialloc.exact.finite_pair import FiniteLossPair
 from verialloc.numeric.pld import PLD
+from verialloc.testing.assertions import assert_same_pld
+from verialloc.testing.strategies import probability_pairs as discrete_pairs
 
 TOL = 1e-13
-
-
-@st.composite
-def discrete_pairs(draw, max_atoms=6):
-    """Exact probability vectors (Fractions) with zeros allowed on either side."""
-    n = draw(st.integers(1, max_atoms))
-    a = draw(st.lists(st.integers(0, 6), min_size=n, max_size=n).filter(any))
-    b = draw(st.lists(st.integers(0, 6), min_size=n, max_size=n).filter(any))
-    return [Fraction(x, sum(a)) for x in a], [Fraction(y, sum(b)) for y in b]
 
 
 def pair_pld(p, q) -> PLD:
@@ -32,13 +25,6 @@ def pair_pld(p, q) -> PLD:
     values = sorted(table)
     inf = float(sum(x for x, y in zip(p, q) if y == 0))
     return PLD(np.array(values), np.array([table[v] for v in values]), inf_mass=inf)
-
-
-def same_pld(a: PLD, b: PLD, tol=TOL):
-    assert a.losses.size == b.losses.size
-    np.testing.assert_allclose(a.losses, b.losses, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(a.masses, b.masses, rtol=0, atol=tol)
-    assert abs(a.inf_mass - b.inf_mass) <= tol
 
 
 epsilons = st.integers(-250, 250).map(lambda i: i / 100)
@@ -58,8 +44,8 @@ def test_realization_invariants_I14(pair):
 def test_dual_is_the_reversed_pair_and_an_involution_I15(pair):
     p, q = pair
     forward, backward = pair_pld(p, q), pair_pld(q, p)
-    same_pld(forward.dual(), backward)  # D(L_{P,Q}) = L_{Q,P}
-    same_pld(forward.dual().dual(), forward)  # D(D(L)) = L
+    assert_same_pld(forward.dual(), backward)  # D(L_{P,Q}) = L_{Q,P}
+    assert_same_pld(forward.dual().dual(), forward)  # D(D(L)) = L
     forward.dual().validate_realization()
 
 

@@ -13,20 +13,13 @@ from verialloc.mechanisms import Gaussian, Laplace
 from verialloc.numeric.discretize import atomic_pld, discretize
 from verialloc.numeric.loss_law import FiniteLoss, GaussianLoss, loss_law
 from verialloc.numeric.pld import PLD
+from verialloc.testing.assertions import assert_same_pld
+from verialloc.testing.strategies import probability_pairs as discrete_pairs
 from verialloc.numeric.subsample import (
     SubsampledLoss, subsample_add, subsample_remove, subsampled_inverse, subsampled_loss,
 )
 
 TOL = 1e-13
-
-
-@st.composite
-def discrete_pairs(draw, max_atoms=6):
-    """Probability vectors as Fractions, zeros allowed on either side."""
-    n = draw(st.integers(1, max_atoms))
-    a = draw(st.lists(st.integers(0, 6), min_size=n, max_size=n).filter(any))
-    b = draw(st.lists(st.integers(0, 6), min_size=n, max_size=n).filter(any))
-    return [Fraction(x, sum(a)) for x in a], [Fraction(y, sum(b)) for y in b]
 
 
 rates = st.integers(1, 100).map(lambda i: Fraction(i, 100))
@@ -49,27 +42,6 @@ def mixed(p, q, lam):
     return [lam * x + (1 - lam) * y for x, y in zip(p, q)]
 
 
-def merge_ties(pld: PLD) -> PLD:
-    """Merge values closer than 1e-12: exact ties among float64 log-ratios may land a few ulps apart."""
-    group = np.concatenate([[0], np.cumsum(np.diff(pld.losses) > 1e-12)])
-    firsts = np.flatnonzero(np.diff(np.concatenate([[-1], group])))
-    return PLD(pld.losses[firsts], np.bincount(group, pld.masses), pld.inf_mass)
-
-
-def drop_negligible(pld: PLD, tol: float) -> PLD:
-    """Atoms below the mass tolerance (e.g. (1−λ)(1 − E[e^{−L}]) = 1e-16 from rounding when E[e^{−L}] = 1) are noise."""
-    keep = pld.masses > tol
-    return PLD(pld.losses[keep], pld.masses[keep], pld.inf_mass)
-
-
-def same_pld(a: PLD, b: PLD, tol=TOL):
-    a, b = drop_negligible(merge_ties(a), tol), drop_negligible(merge_ties(b), tol)
-    assert a.losses.size == b.losses.size, (a.losses, b.losses)
-    np.testing.assert_allclose(a.losses, b.losses, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(a.masses, b.masses, rtol=0, atol=tol)
-    assert abs(a.inf_mass - b.inf_mass) <= tol
-
-
 def floats(p):
     return np.array([float(x) for x in p])
 
@@ -78,8 +50,8 @@ def floats(p):
 def test_subsampling_identities_I17(pair, lam):
     p, q = pair
     p_lam = mixed(p, q, lam)
-    same_pld(subsample_remove(pair_pld(p, q), lam), pair_pld(p_lam, q))  # →φ_λ(L_{P,Q}) = L_{P_λ,Q}
-    same_pld(subsample_add(pair_pld(q, p), lam), pair_pld(q, p_lam))  # ←φ_λ(L_{Q,P}) = L_{Q,P_λ}
+    assert_same_pld(subsample_remove(pair_pld(p, q), lam), pair_pld(p_lam, q))  # →φ_λ(L_{P,Q}) = L_{P_λ,Q}
+    assert_same_pld(subsample_add(pair_pld(q, p), lam), pair_pld(q, p_lam))  # ←φ_λ(L_{Q,P}) = L_{Q,P_λ}
 
 
 @given(discrete_pairs(), rates)
@@ -121,7 +93,7 @@ def test_subsampled_loss_law_matches_brute_force(pair, lam, direction):
     law = SubsampledLoss(FiniteLoss(floats(p), floats(q)), lam)
     p_lam = mixed(p, q, lam)
     expected = pair_pld(p_lam, q) if direction == "remove" else pair_pld(q, p_lam)
-    same_pld(atomic_pld(law, direction), expected)
+    assert_same_pld(atomic_pld(law, direction), expected)
     # CDFs of ℓ_λ just below and above every atom, under P_λ and Q (the atoms themselves: atomic_pld above)
     values, _, _ = law.atoms()
     probes = np.concatenate([values - 1e-9, values + 1e-9])

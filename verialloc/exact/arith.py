@@ -6,6 +6,7 @@ A backend fixes the number type: `MPArith` (mpmath mpf at the current `mp.mp.pre
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from fractions import Fraction
 
 import mpmath as mp
@@ -16,15 +17,15 @@ from mpmath.libmp import from_man_exp, from_rational, round_nearest
 _DOT_GUARD_BITS = 64
 
 
-class Arith:
+class Arith(ABC):
     """Common interface: constants, exact rational coefficients, normal form and Σ c_k x_k y_k."""
 
     zero = 0
     one = 1
 
+    @abstractmethod
     def coef(self, num: int, den: int = 1):
         """The rational num/den as a backend value."""
-        raise NotImplementedError
 
     def normalize(self, x):
         """A canonical (small) representation of x; the identity for numeric backends."""

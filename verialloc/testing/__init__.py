@@ -1,0 +1,1 @@
+"""Reusable test tools for verialloc and for other accountants' test suites (needs the `test` extra)."""
