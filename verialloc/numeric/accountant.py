@@ -1,8 +1,9 @@
 """Method "pld": sound float64 lower and upper bounds from PLD realizations (F55, PLD route).
 
 Pipeline per direction (remove, add) and bound (upper, lower):
-* Poisson: the exact subsampled loss law (F47, E16) → discretize on {k·Δ} (F53 Alg. 6) → t·E-fold
-  composition (F48, exponentiation by squaring);
+* Poisson: the exact subsampled loss law (F47, E16) → pair-preserving discretization on {k·Δ} (second order:
+  connect-the-dots spread / contraction, F2, F8; discretize_pair) → t·E-fold composition (F48, exponentiation by
+  squaring);
 * allocation, k = 1: the convex-order allocation PLDs (numeric.allocation; F23–F26) → E-fold composition;
 * allocation, k > 1: upper from the ⌊t/k⌋ reduction composed k·E times (F27, an upper bound only); lower from
   k = 1 composed E times, valid because the profile is non-decreasing in k (F30) and domination survives
@@ -22,7 +23,7 @@ from ..result import Bracket, max_bracket
 from ..validation import direction as check_direction, open_unit, real
 from .allocation import allocation
 from .compose import self_compose
-from .discretize import discretize, regrid
+from .discretize import discretize_pair, regrid
 from .loss_law import loss_law
 from .subsample import SubsampledLoss
 
@@ -60,7 +61,7 @@ def plds(config: Config, settings: Settings = Settings(), *, epsilon_max: float 
         for d in ("remove", "add"):
             for b in ("upper", "lower"):
                 tick(f"poisson {d} {b}")
-                single = discretize(sub, d, settings.loss_step, settings.tail, b)
+                single = discretize_pair(sub, d, settings.loss_step, settings.tail, b)
                 out[d, b] = self_compose(single, config.steps * config.epochs, settings.tail, settings.loss_step)
         out["notes"] = notes
         return out
