@@ -13,7 +13,7 @@ Pipeline per direction (remove, add) and bound (upper, lower):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import mpmath as mp
 
@@ -25,6 +25,7 @@ from .allocation import allocation
 from .compose import self_compose
 from .discretize import discretize_pair, regrid
 from .loss_law import loss_law
+from .pld import PLD
 from .subsample import SubsampledLoss
 
 METHOD = "pld"
@@ -99,7 +100,7 @@ def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, se
 
     def one(dir_: str) -> Bracket:
         lo, hi = (float(table[dir_, b].delta_bound(eps)) for b in ("lower", "upper"))
-        return _bracket("delta", lo, hi, dir_, table)
+        return _bracket("delta", lo, hi, dir_, table, _accuracy_notes(table[dir_, "upper"], hi, None))
 
     return one(d) if d != "both" else max_bracket(one("remove"), one("add"))
 
@@ -109,13 +110,14 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, se
     """Bracket [lower, upper] for ε(δ): the upper PLD's ε satisfies δ_upper(ε) ≤ delta (F2, I1)."""
     target = float(open_unit("delta", delta))
     d = check_direction(direction)
+    settings = _tail_for(settings, target)
     table = plds(config, settings, progress=progress)
     if config.scheme == "allocation" and config.k == 1 and config.epochs == 1:
         table = _widen_window(config, settings, table, target, progress)
 
     def one(dir_: str) -> Bracket:
         lo, hi = table[dir_, "lower"].epsilon(target), table[dir_, "upper"].epsilon(target)
-        return _bracket("epsilon", lo, hi, dir_, table)
+        return _bracket("epsilon", lo, hi, dir_, table, _accuracy_notes(table[dir_, "upper"], target, hi))
 
     return one(d) if d != "both" else max_bracket(one("remove"), one("add"))
 
@@ -132,14 +134,33 @@ def _widen_window(config, settings, table, target, progress):
     return table
 
 
-def _bracket(quantity: str, lo: float, hi: float, direction: str, table: dict) -> Bracket:
+def _tail_for(settings: Settings, target: float) -> Settings:
+    """A truncation tail well below the target δ (at most 1e-3·δ), so truncation cannot decide the answer."""
+    return replace(settings, tail=max(min(settings.tail, 1e-3 * target), 1e-300))
+
+
+def _accuracy_notes(upper: PLD, delta: float, eps_upper: float | None) -> list[str]:
+    """Say when a budget, not the mechanism, limits the upper bound (never a silent floor)."""
+    notes = []
+    if eps_upper is not None and math.isinf(eps_upper) and eps_upper > 0:
+        notes.append(f"accuracy not met: no finite upper epsilon at delta={delta:g}; the +inf atom "
+                     f"({upper.inf_mass:.3g}) or the float64 budget ({upper.float_error:.3g}) exceeds delta — "
+                     "lower --tail or use --method exact")
+    elif delta > 0 and upper.float_error > 1e-2 * delta:
+        notes.append(f"accuracy not met: float64 budget {upper.float_error:.3g} exceeds 1% of delta={delta:g}")
+    elif delta > 0 and upper.inf_mass > 1e-2 * delta and upper.truncated > 1e-2 * delta:
+        notes.append(f"accuracy limited: truncated mass {upper.truncated:.3g} counted at +inf exceeds 1% of delta={delta:g}")
+    return notes
+
+
+def _bracket(quantity: str, lo: float, hi: float, direction: str, table: dict, accuracy: list[str]) -> Bracket:
     if lo > hi:  # both are sound; crossing can only come from float noise at the budget's edge
         raise InvalidParameter("accuracy", f"{lo} > {hi}", "lower and upper bounds crossed: increase precision")
     plds_ = [table[direction, b] for b in ("lower", "upper")]
     details = {
         "truncated": {b: p.truncated for b, p in zip(("lower", "upper"), plds_)},
         "float_error": {b: p.float_error for b, p in zip(("lower", "upper"), plds_)},
-        "notes": list(table["notes"]),
+        "notes": list(table["notes"]) + accuracy,
     }
     return Bracket(quantity, mp.mpf(lo), mp.mpf(hi), METHOD, direction, "bound", details)
 
