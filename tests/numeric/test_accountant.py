@@ -170,3 +170,14 @@ def test_cli_pld_knobs_rejected_for_exact(capsys):
     from verialloc.cli import main
     assert main(["delta", "--mechanism", "gaussian", "--sigma", "1", "--steps", "1", "--epsilon", "1", "--tail", "1e-9"]) == 2
     assert "tail" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("target", ["1e-20", "1e-30"])
+def test_tiny_delta_randomized_response_finite_and_sound(target):
+    """Tiny δ: the tail-accurate allocation gives a finite bracket containing the exact ε (count enumeration)."""
+    config = Config(RandomizedResponse("1"), steps=1000)
+    b = api.epsilon(config, target, method="pld")
+    with mp.workdps(30):
+        exact = float(discrete_epsilon(config.mechanism, "allocation", 1000, target, "both", digits=20))
+    assert float(b.lower) <= exact <= float(b.upper) < float("inf")
+    assert float(b.upper) - float(b.lower) <= 1e-6 * exact

@@ -357,3 +357,113 @@ def test_gaussian_epsilon_bracket_is_tight(sigma, t, delta, gap):
     lower, upper = result.epsilon(delta, "both")
     assert 0 < lower <= upper <= lower * (1 + gap)
     assert result.limits([lower, upper], "both", rtol=1e-3) == ()
+
+
+# ---------------------------------------------------------------------------------- tail-accurate mode
+
+
+def heavy_tail(n, centre):
+    """Lognormal-like masses on 0..n−1: a bulk near e^centre, a steep lower tail and a log-convex upper one."""
+    i = np.arange(1, n + 1, dtype=float)
+    return np.exp(-8 * (np.log(i) - centre) ** 2) / i
+
+
+@pytest.mark.parametrize("case", ["heavy", "square", "top bin", "lattice"])
+@pytest.mark.parametrize("block,direct_pairs", [(512, 0), (512, 48), (4096, 48)])
+def test_tail_convolution_is_directed_and_keeps_tail_sums(case, block, direct_pairs, monkeypatch):
+    """_convolve_tail against an extended-precision direct convolution: the upper array dominates and the lower
+    one is dominated entry by entry (up to the returned rounding factor), also with tilted transforms alone
+    (DIRECT_PAIRS = 0); with the direct fallback both keep every tail sum (upper and lower tails) to within
+    10ρ plus the floor. A small BLOCK puts the heavy tail across many blocks (pruning, tilts, direct fallback)."""
+    monkeypatch.setattr(alloc, "BLOCK", block)
+    monkeypatch.setattr(alloc, "DIRECT_PAIRS", direct_pairs)
+    n, rho, floor = 9000, 1e-7, 1e-60
+    x, y = heavy_tail(n, 6.5), heavy_tail(n - 1000, 6.8)
+    if case == "square":
+        y = None
+    elif case == "top bin":
+        x[-1], y[-1] = 1e-6, 1e-9
+    elif case == "lattice":
+        x, y = np.where(np.arange(n) % 7 == 3, x, 0.0), np.where(np.arange(n - 1000) % 7 == 5, y, 0.0)
+    other = x if y is None else y
+    exact = np.convolve(x.astype(np.longdouble), other.astype(np.longdouble))
+    upper, rel_u = alloc._convolve_tail(x, y, alloc._Tail(True, rho, floor), exact.size)
+    lower, rel_l = alloc._convolve_tail(x, y, alloc._Tail(False, rho, floor), exact.size)
+    assert np.all(exact <= upper * (1 + rel_u)) and np.all(lower <= exact * (1 + rel_l))
+    if direct_pairs:
+        for tails in (lambda a: np.cumsum(a[::-1])[::-1], np.cumsum):
+            ref, up, low = tails(exact), tails(upper.astype(np.longdouble)), tails(lower.astype(np.longdouble))
+            assert np.all(up - low <= 10 * rho * ref + 4 * floor)
+
+
+@given(discrete_pairs(), st.integers(1, 6), st.sampled_from([None, 0.05, 0.3]))
+def test_tail_mode_random_discrete_pairs_bracket_exact(mech, t, grid_step):
+    """Tail-accurate mode on random finite pairs (zeros on either side) against count vectors; realizations."""
+    result = allocation(loss_law(mech), t, epsilon_max=2.0, grid_step=grid_step, delta_floor=1e-12)
+    for d in DIRECTIONS:
+        lower, upper = result.delta(EPS, d)
+        assert_brackets(lower, exact_profile(mech, t, EPS, d), upper)
+        for b in ("lower", "upper"):
+            result.plds[d, b].validate_realization()
+
+
+def test_tail_mode_randomized_response_small_delta():
+    """RR ε0 = 1, t = 1000 (the default step puts both atoms on the grid: the discretized pair is exact): the
+    brackets at δ = 1e-20 and 1e-30 contain the exact ε (count vectors) and are finite, relative gap ≤ 1e-8."""
+    rr = RandomizedResponse("1")
+    result = allocation(loss_law(rr), 1000, epsilon_max=0.6, tail=1e-33, delta_floor=1e-30)
+    for target in ("1e-20", "1e-30"):
+        for d in DIRECTIONS + ("both",):
+            exact = float(discrete_epsilon(rr, "allocation", 1000, target, d, digits=15))
+            lower, upper = result.epsilon(float(target), d)
+            assert lower <= exact <= upper < lower * (1 + 1e-8), (target, d, lower, exact, upper)
+    assert result.limits([0.4], "both") == ()
+
+
+def test_tail_mode_gaussian_single_step():
+    """t = 1 is the Gaussian itself: F13 at ε = 11.7 (δ ≈ 1e-30) lies in the remove bracket, relative gap ≤ 1%
+    (the symmetric add direction at this ε needs S < e^{−11.7}, beyond any affordable grid). The gap is mostly
+    the single-step evaluation estimate, which grows like (X/h)² in the far tail: hence a coarse step."""
+    eps = 11.7
+    with mp.workdps(40):
+        exact = float(Gaussian(1).delta(eps))
+    assert 1e-31 < exact < 1e-29
+    result = allocation(GaussianLoss(1.0), 1, epsilon_max=eps, grid_step=1.0, tail=1e-33, delta_floor=1e-31)
+    lower, upper = result.delta([eps], "remove")
+    assert lower[0] <= exact <= upper[0] <= lower[0] * 1.01
+    assert result.budget.warnings == () and result.limits([eps], "remove") == ()
+
+
+@pytest.mark.parametrize("direction,eps,epsilon_max,grid_step,gap", [("remove", 8.8, 8.8, 0.3, 0.01),
+                                                                      ("add", 6.8, 0.0, 1e-4, 0.15)])
+def test_tail_mode_gaussian_two_steps_quadrature(direction, eps, epsilon_max, grid_step, gap):
+    """t = 2 against quadrature (F25, 20 digits) where δ ≈ 1e-20, with the stated relative gaps. remove needs S up
+    to 2e^ε; add needs S < 2e^{−ε} resolved, hence a window at ε = 0 and a fine step, and its gap is the
+    discretization of S ≤ 0.0022 by 22 grid points."""
+    value, err = allocation_delta_quadrature(Gaussian("1"), 2, eps, direction, digits=20)
+    assert 1e-22 < value < 1e-18
+    result = allocation(GaussianLoss(1.0), 2, epsilon_max=epsilon_max, grid_step=grid_step, tail=1e-23,
+                        delta_floor=1e-21)
+    lower, upper = result.delta([eps], direction)
+    assert lower[0] <= float(value - err) and float(value + err) <= upper[0] <= lower[0] * (1 + gap)
+
+
+@pytest.mark.parametrize("target,epsilon_max", [(1e-20, 3.6), pytest.param(1e-30, 5.5, marks=pytest.mark.slow)])
+def test_tail_mode_gaussian_large_t(target, epsilon_max):
+    """σ = 1, t = 1000: finite brackets at δ = 1e-20 (~5 s) and 1e-30 (~25 s), relative gap ≤ 1% (remove, both)
+    and ≤ 2% (add); the largest ε lies inside the window and no absolute float term is left at that δ."""
+    result = allocation(GaussianLoss(1.0), 1000, epsilon_max=epsilon_max, tail=1e-3 * target, delta_floor=target)
+    for d, gap in (("remove", 0.01), ("add", 0.02), ("both", 0.01)):
+        lower, upper = result.epsilon(target, d)
+        assert 0 < lower <= upper <= lower * (1 + gap), (d, lower, upper)
+    assert result.limits([upper], "both", rtol=1e-3) == ()
+
+
+def test_tail_mode_reports_deltas_below_its_floor():
+    """limits() names δ below delta_floor; delta_floor must lie in (0, 1)."""
+    result = allocation(loss_law(RandomizedResponse("1")), 100, epsilon_max=2.0, tail=1e-12, delta_floor=1e-9)
+    assert result.budget.delta_floor == 1e-9
+    assert result.limits([0.1], "both") == ()
+    assert any("delta_floor" in note for note in result.limits([2.0], "both"))
+    with pytest.raises(InvalidParameter):
+        allocation(GaussianLoss(1.0), 10, delta_floor=0.0)

@@ -51,8 +51,15 @@ class Settings:
             raise InvalidParameter("grid_step", self.grid_step, "must be a finite number > 0")
 
 
-def plds(config: Config, settings: Settings = Settings(), *, epsilon_max: float = 0.0, progress=None) -> dict:
-    """{(direction, bound): PLD} of the whole configuration, plus a "notes" entry (list of strings)."""
+#: targets below this switch the allocation to its tail-accurate (relative-error) convolutions
+TINY_DELTA = 1e-9
+
+
+def plds(config: Config, settings: Settings = Settings(), *, epsilon_max: float = 0.0, progress=None,
+         delta_floor: float | None = None) -> dict:
+    """{(direction, bound): PLD} of the whole configuration, plus a "notes" entry (list of strings).
+
+    delta_floor: δ values down to it keep relative accuracy in the allocation (tail-accurate mode)."""
     law = loss_law(config.mechanism)
     tick = progress or (lambda stage: None)
     notes: list[str] = []
@@ -69,12 +76,14 @@ def plds(config: Config, settings: Settings = Settings(), *, epsilon_max: float 
     k, epochs = config.k, config.epochs
     upper_steps = config.steps // k
     tick("allocation (upper)")
-    up = allocation(law, upper_steps, epsilon_max=epsilon_max, grid_step=settings.grid_step, tail=settings.tail)
+    up = allocation(law, upper_steps, epsilon_max=epsilon_max, grid_step=settings.grid_step, tail=settings.tail,
+                    delta_floor=delta_floor)
     if k == 1:
         low = up
     else:
         tick("allocation (lower, k = 1)")
-        low = allocation(law, config.steps, epsilon_max=epsilon_max, grid_step=settings.grid_step, tail=settings.tail)
+        low = allocation(law, config.steps, epsilon_max=epsilon_max, grid_step=settings.grid_step, tail=settings.tail,
+                         delta_floor=delta_floor)
         notes.append(f"k={k}: upper bound from the floor(t/k)={upper_steps} reduction (F27, upper only); "
                      "lower bound from k=1 (monotone in k, F30)")
     notes.extend(up.budget.warnings + (low.budget.warnings if low is not up else ()))
@@ -111,9 +120,10 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, se
     target = float(open_unit("delta", delta))
     d = check_direction(direction)
     settings = _tail_for(settings, target)
-    table = plds(config, settings, progress=progress)
+    floor = target if target < TINY_DELTA else None
+    table = plds(config, settings, progress=progress, delta_floor=floor)
     if config.scheme == "allocation" and config.k == 1 and config.epochs == 1:
-        table = _widen_window(config, settings, table, target, progress)
+        table = _widen_window(config, settings, table, target, progress, floor)
 
     def one(dir_: str) -> Bracket:
         lo, hi = table[dir_, "lower"].epsilon(target), table[dir_, "upper"].epsilon(target)
@@ -126,11 +136,11 @@ def rdp(config: Config, alpha, digits: int = 30):
     raise UnsupportedRequest("method", METHOD, "pld answers delta and epsilon queries; use --method exact for rdp")
 
 
-def _widen_window(config, settings, table, target, progress):
+def _widen_window(config, settings, table, target, progress, floor):
     """One epoch of allocation: if the answer lies beyond the window's resolved losses, rebuild past it."""
     eps = max(table[d, "upper"].epsilon(target) for d in ("remove", "add"))
     if math.isfinite(eps) and eps > table["window_loss"]:
-        return plds(config, settings, epsilon_max=1.25 * eps + 0.01, progress=progress)
+        return plds(config, settings, epsilon_max=1.25 * eps + 0.01, progress=progress, delta_floor=floor)
     return table
 
 

@@ -22,11 +22,21 @@ by FFT) or a plain FFT (absolute error from the FFT error model, Higham 2002 Thm
 Relative errors are absorbed into the PLD masses (upper: inflated, the surplus trimmed from the lowest losses;
 lower: deflated); absolute ones are propagated as ℓ1 bounds into `float_error`, together with an estimate for
 the single-step CDF evaluations (exp_grid.EVAL_RTOL, through Wasserstein-1) and one δ evaluation's rounding.
+That budget (~1e-11 … 1e-10 at t = 1000) makes upper ε infinite for δ below ~1e-10.
+
+Tail-accurate mode (`delta_floor`): every node array is a directed bound of the exact one — entrywise above it
+for the upper pair, below it for the lower pair (δ is linear with non-negative weights in the Q-law of S, so
+this is sound without any absolute term). The single-step masses are moved by their per-entry evaluation
+estimate (`_envelope`); each convolution adds (upper) or subtracts (lower) a per-entry error bound that keeps
+relative accuracy in both tails (`_convolve_tail`: exact scalings for top bins, lattice compression, direct
+products, or block pairs with tilted FFTs); one δ evaluation's rounding is absorbed into the masses (`_pld`).
+Relative errors compound to about 2tρ (ρ per convolution); tails below `floor` (≈ ρ·delta_floor/(2t·window/t))
+are left unresolved, still within the directed bounds. No absolute float term remains above the floor.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy import fft
@@ -34,7 +44,8 @@ from scipy import fft
 from ..errors import InvalidParameter
 from ..validation import direction as check_direction
 from ..validation import integer
-from .exp_grid import GridLaw, contract, spread
+from .compose import TINY, fft_error_bound
+from .exp_grid import EVAL_RTOL, GridLaw, contract, spread
 from .loss_law import LossLaw
 from .pld import PLD
 
@@ -53,6 +64,17 @@ HEAD_TAIL = 1e-6
 SPLIT_WORK = 300_000_000
 #: safety factor on the FFT error model (mixed radix, real transforms)
 FFT_SAFETY = 4.0
+#: tail-accurate mode (delta_floor): relative accuracy ρ sought per convolution for tail sums above the floor,
+#: ρ = REL_TARGET/t clipped to [REL_MIN, REL_MAX] (relative errors add up to about 2tρ over the t-fold sum)
+REL_TARGET, REL_MIN, REL_MAX = 1e-4, 1e-9, 1e-6
+#: tail-accurate mode: largest tail mass, as a share of delta_floor
+TAIL_SHARE = 1e-3
+#: blocked convolution: block length, direct work limit, pairs of blocks recomputed directly per convolution
+BLOCK = 4096
+REL_DIRECT_WORK = 16_000_000
+DIRECT_PAIRS = 48
+#: resolution of the tail-sum check (`_unresolved`)
+SUBBLOCK = 64
 
 
 @dataclass(frozen=True)
@@ -63,7 +85,8 @@ class Budget:
     o + T·h with its Q-mass and P-weight E_Q[X; X ≥ o + T·h] in the upper law (the analogue of a truncation
     point G); dropped: Q-mass removed by the Bernstein cuts and the single-step contraction (upper, lower);
     overflow: Q-mass of S in the top bin (upper, lower); float_error: per PLD, keyed (direction, bound);
-    warnings: anything that limits the attainable accuracy (window reduced, grid step enlarged).
+    warnings: anything that limits the attainable accuracy (window reduced, grid step enlarged);
+    delta_floor: smallest δ built for relative accuracy (0: default mode, absolute float budget).
     """
 
     grid_step: float
@@ -76,6 +99,7 @@ class Budget:
     overflow: tuple[float, float]
     float_error: dict = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    delta_floor: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -95,15 +119,20 @@ class Allocation:
         return lower, upper
 
     def limits(self, epsilons, direction: str, rtol: float = 1e-2) -> tuple[str, ...]:
-        """Why (lower, upper) at these ε may not be resolved to relative rtol: float budget or window too small."""
+        """Why (lower, upper) at these ε may not be resolved to relative rtol: float budget, δ below the
+        delta_floor of the tail-accurate mode, or window too small."""
         eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
         directions = ("remove", "add") if check_direction(direction) == "both" else (direction,)
         notes = []
         _, upper = self.delta(eps, direction)
         budget = max(self.plds[d, b].float_error for d in directions for b in ("lower", "upper"))
+        floor = self.budget.delta_floor
         for e, u in zip(eps, upper):
             if 2 * budget > rtol * u:
                 notes.append(f"eps={e:g}: float64 budget {2 * budget:.2e} exceeds {rtol:g} of delta {u:.2e}")
+            if u < (1 - rtol) * floor:
+                notes.append(f"eps={e:g}: delta {u:.2e} lies below delta_floor {floor:.2e}, the relative accuracy "
+                             "of the tails is not tracked there")
             if self.steps * math.exp(abs(e)) > self.budget.window:
                 notes.append(f"eps={e:g}: t*exp(|eps|) lies beyond the window {self.budget.window:.6g}")
         return tuple(notes)
@@ -116,17 +145,24 @@ class Allocation:
 
 
 def allocation(law: LossLaw, steps, *, epsilon_max: float = 0.0, grid_step: float | None = None,
-               tail: float = TAIL, max_points: int = MAX_POINTS) -> Allocation:
+               tail: float = TAIL, max_points: int = MAX_POINTS, delta_floor: float | None = None) -> Allocation:
     """Lower and upper PLDs of 1-out-of-t random allocation (F23–F26) for both directions, with the budget.
 
     epsilon_max: largest |ε| that must lie inside the window (S up to t·e^{|ε|}); grid_step: h in units of X
     (default GRID_REL·sd(X), at most GRID_REL_T·t, shrunk to divide the span of a law with atoms at both ends);
     tail: mass budget of the Bernstein cuts and of the single-step quantile that widens the window;
     max_points: cap on the grid length (the window shrinks first, then h grows; both are reported).
+    delta_floor: tail-accurate mode (module docstring) — δ values down to delta_floor keep relative accuracy;
+    tail is lowered to TAIL_SHARE·delta_floor if larger. `float_error` then only holds rel·dropped terms (far
+    below tail). Slower than the default mode, whose absolute float budget is ~1e-11 … 1e-10 at t = 1000.
     """
     t = integer("steps", steps)
     if not (isinstance(tail, float | int) and 0 < tail < 1e-3):
         raise InvalidParameter("tail", tail, "must lie in (0, 1e-3)")
+    if delta_floor is not None and not (isinstance(delta_floor, float | int) and 0 < delta_floor < 1):
+        raise InvalidParameter("delta_floor", delta_floor, "must lie in (0, 1)")
+    if delta_floor is not None:
+        tail = min(tail, TAIL_SHARE * delta_floor)
     if not math.isfinite(epsilon_max):
         raise InvalidParameter("epsilon_max", epsilon_max, "must be finite")
     if not (isinstance(max_points, int) and max_points >= 64):
@@ -159,11 +195,21 @@ def allocation(law: LossLaw, steps, *, epsilon_max: float = 0.0, grid_step: floa
             warnings.append("grid_step enlarged to keep arrays within max_points")
     up_law = spread(law, h, plan.single_top, offset)
     low_law = contract(law, h, plan.single_top, offset)
-    up, low = _power(up_law, plan), _power(low_law, plan)
+    if delta_floor is None:
+        up, low = _power(up_law, plan, None), _power(low_law, plan, None)
+    else:
+        up_law, low_law = _envelope(law, up_law), _envelope(law, low_law)
+        rho = min(REL_MAX, max(REL_MIN, REL_TARGET / t))
+        floor = rho * delta_floor / (2 * t * max(1.0, offset + plan.window_index * h / t))
+        modes = _Tail(True, rho, floor), _Tail(False, rho, floor)
+        up, low = _power(up_law, plan, modes[0]), _power(low_law, plan, modes[1])
+        if any(mode.unresolved for mode in modes):
+            warnings.append(f"tail-accurate mode: {sum(mode.unresolved for mode in modes)} output blocks kept tail "
+                            f"sums less accurate than 10*rho={10 * rho:.0e} (still valid bounds; the bracket shows it)")
     plds, float_errors = {}, {}
     for d in ("remove", "add"):
         for b, node, grid_law in (("upper", up, up_law), ("lower", low, low_law)):
-            pld = _pld(node, grid_law, t, d, b)
+            pld = _pld(node, grid_law, t, d, b, delta_floor is not None)
             plds[d, b] = pld
             float_errors[d, b] = pld.float_error
     top_weight = (offset + plan.single_top * h) * float(up_law.masses[-1]) + up_law.top_excess
@@ -171,13 +217,14 @@ def allocation(law: LossLaw, steps, *, epsilon_max: float = 0.0, grid_step: floa
         grid_step=h, offset=offset, window=t * offset + plan.window_index * h,
         single_top=offset + plan.single_top * h, single_top_mass=float(up_law.masses[-1]), single_top_weight=top_weight,
         dropped=(up.dropped, low.dropped), overflow=(float(up.arr[-1]), float(low.arr[-1])),
-        float_error=float_errors, warnings=tuple(dict.fromkeys(warnings)),
+        float_error=float_errors, warnings=tuple(dict.fromkeys(warnings)), delta_floor=delta_floor or 0.0,
     )
     return Allocation(t, plds, budget)
 
 
 def allocation_delta(law: LossLaw, steps, epsilons, direction: str = "both", *, grid_step: float | None = None,
-                     tail: float = TAIL, max_points: int = MAX_POINTS) -> tuple[np.ndarray, np.ndarray]:
+                     tail: float = TAIL, max_points: int = MAX_POINTS,
+                     delta_floor: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(lower, upper) arrays of δ(ε) of one epoch of random allocation, k = 1 (F2, F23, F25).
 
     The window covers every requested ε; see `allocation` for the parameters and the soundness argument.
@@ -186,19 +233,19 @@ def allocation_delta(law: LossLaw, steps, epsilons, direction: str = "both", *, 
     if eps.size == 0 or not np.all(np.isfinite(eps)):
         raise InvalidParameter("epsilons", epsilons, "must be a non-empty array of finite numbers")
     result = allocation(law, steps, epsilon_max=float(np.max(np.abs(eps))), grid_step=grid_step, tail=tail,
-                        max_points=max_points)
+                        max_points=max_points, delta_floor=delta_floor)
     return result.delta(eps, direction)
 
 
 def allocation_plds(law: LossLaw, steps, *, epsilon_max: float = 0.0, grid_step: float | None = None,
-                    tail: float = TAIL, max_points: int = MAX_POINTS) -> dict:
+                    tail: float = TAIL, max_points: int = MAX_POINTS, delta_floor: float | None = None) -> dict:
     """{(direction, bound): PLD} for direction in remove|add and bound in upper|lower (F7, F26).
 
     remove: law of ln(S/t) under P̄_t (masses (s/t)·q(s), +inf atom P_s plus the moved moments);
     add: law of −ln(S/t) under Q^t (S = 0 → +inf). Upper ones keep all mass, lower ones drop (`truncated`).
     """
     return allocation(law, steps, epsilon_max=epsilon_max, grid_step=grid_step, tail=tail,
-                      max_points=max_points).plds
+                      max_points=max_points, delta_floor=delta_floor).plds
 
 
 # ------------------------------------------------------------------------------------------ choices
@@ -379,15 +426,245 @@ def _convolve(a: np.ndarray, b: np.ndarray | None) -> tuple[np.ndarray, float, f
     return c, _gamma(min(i1 - i0, j1 - j0) + 2), _fft_bound(n_fft, size, pairs)
 
 
-def _combine(x: _Node, y: _Node | None, lo: int, hi: int, h: float) -> _Node:
+@dataclass
+class _Tail:
+    """Tail-accurate mode: direction of the node arrays, accuracy ρ per convolution, negligible tail mass, and a
+    count of the output blocks left unresolved (`_blocked`)."""
+
+    upper: bool
+    rho: float
+    floor: float
+    unresolved: int = 0
+
+
+def _convolve_tail(a: np.ndarray, b: np.ndarray | None, tail: _Tail, limit: int) -> tuple[np.ndarray, float]:
+    """Directed convolution of non-negative arrays (b None: a*a): (c, rel) with a*b ≤ (1 + rel)·c entrywise for
+    tail.upper, c ≤ (1 + rel)·a*b otherwise. Entries from `limit` on are only used through their sums (top bin).
+
+    The last entries (top bins, which may hold far more mass than their neighbours) enter as exact scalings of
+    the other array; the rest goes through `_directed`.
+    """
+    bb = a if b is None else b
+    out = np.zeros(a.size + bb.size - 1)
+    if a.size > 1 and bb.size > 1:
+        out[:a.size + bb.size - 3] = _directed(a[:-1], None if b is None else bb[:-1], tail, limit)
+    out[a.size - 1:] += a[-1] * bb
+    out[bb.size - 1:a.size + bb.size - 2] += bb[-1] * a[:-1]
+    return out, _gamma(4)
+
+
+def _directed(a: np.ndarray, b: np.ndarray | None, tail: _Tail, limit: int) -> np.ndarray:
+    """a*b (b None: a*a) moved by its error bound: up (tail.upper) or down (clipped at 0), up to a relative 2u.
+
+    Lattice arrays (all non-zero entries on a common period) are convolved on the period. Short inputs are
+    convolved directly (error ≤ (n + 2)·1.01u·ĉ + n·TINY per entry), long ones blockwise (`_blocked`), so
+    relative accuracy in both tails carries over.
+    """
+    bb = a if b is None else b
+    out = np.zeros(a.size + bb.size - 1)
+    ia, ib = np.flatnonzero(a), np.flatnonzero(bb)
+    if ia.size == 0 or ib.size == 0:
+        return out
+    d = max(1, math.gcd(int(np.gcd.reduce(ia - ia[0])), int(np.gcd.reduce(ib - ib[0]))))
+    x, y = a[ia[0]:ia[-1] + 1:d], bb[ib[0]:ib[-1] + 1:d]
+    if x.size * y.size <= REL_DIRECT_WORK or min(x.size, y.size) <= 64:
+        c = np.convolve(x, y)
+        short = min(x.size, y.size)
+        err, missing = (short + 2) * 1.01 * _U * c + short * TINY, 0.0
+    else:
+        c, err, missing = _blocked(x, None if b is None else y, tail, max(0, -(-(limit - ia[0] - ib[0]) // d)))
+    c = c + err + missing if tail.upper else np.maximum(c - err, 0.0)
+    start = ia[0] + ib[0]
+    out[start:start + d * c.size:d] = c
+    return out
+
+
+@dataclass(frozen=True)
+class _Blocks:
+    """An array cut into rows of BLOCK entries (zero padded) with their logs and per-row mass, largest entry,
+    largest |log| of the positive entries and least-squares slope of log x over them — 0 unless the largest
+    entry is the first or last positive one (a row with a mode inside is not flattened by any tilt)."""
+
+    rows: np.ndarray
+    logs: np.ndarray
+    mass: np.ndarray
+    top: np.ndarray
+    log_size: np.ndarray
+    slope: np.ndarray
+
+    @staticmethod
+    def of(x: np.ndarray) -> "_Blocks":
+        rows = np.zeros(-(-x.size // BLOCK) * BLOCK)
+        rows[:x.size] = x
+        rows = rows.reshape(-1, BLOCK)
+        positive = rows > 0
+        with np.errstate(divide="ignore"):
+            logs = np.log(rows)
+        finite = np.where(positive, logs, 0.0)
+        at = np.where(positive, np.arange(BLOCK, dtype=float), 0.0)
+        n, sa, sl = positive.sum(1), at.sum(1), finite.sum(1)
+        denominator = n * (at * at).sum(1) - sa * sa
+        with np.errstate(divide="ignore", invalid="ignore"):
+            slope = np.where(denominator > 0, (n * (at * finite).sum(1) - sa * sl) / denominator, 0.0)
+        where, last = np.argmax(rows, axis=1), BLOCK - 1 - np.argmax(positive[:, ::-1], axis=1)
+        slope[(where != np.argmax(positive, axis=1)) & (where != last)] = 0.0
+        return _Blocks(rows, logs, rows.sum(1), rows.max(1), np.abs(finite).max(1), slope)
+
+
+def _window_min(xb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per block: running minima from each entry to the block end (suffix) and from the block start (prefix)."""
+    return np.minimum.accumulate(xb[:, ::-1], axis=1)[:, ::-1], np.minimum.accumulate(xb, axis=1)
+
+
+def _min_from(minima: tuple[np.ndarray, np.ndarray], start: np.ndarray) -> np.ndarray:
+    """min(x[b : b + BLOCK]) for every b in `start` (0 where the window leaves the array)."""
+    suffix, prefix = minima
+    rows = suffix.shape[0]
+    q, r = np.divmod(start, BLOCK)
+    inside = (start >= 0) & (q < rows) & ((r == 0) | (q + 1 < rows))
+    q, r = np.where(inside, q, 0), np.where(inside, r, 0)
+    rest = np.where(r > 0, prefix[np.minimum(q + 1, rows - 1), np.maximum(r - 1, 0)], np.inf)
+    return np.where(inside, np.minimum(suffix[q, r], rest), 0.0)
+
+
+def _block_floor(xb: np.ndarray, yb: np.ndarray) -> np.ndarray:
+    """Lower bounds of x*y on output blocks: c_s ≥ x_a·min(y[s − a]) with a each block's largest entry (both ways)."""
+    starts = np.arange(xb.shape[0] + yb.shape[0] + 1) * BLOCK
+    out = np.zeros(starts.size)
+    pairs = ((xb, _window_min(yb)),) if xb is yb else ((xb, _window_min(yb)), (yb, _window_min(xb)))
+    for ab, minima in pairs:
+        arg = np.argmax(ab, axis=1)
+        top = ab[np.arange(ab.shape[0]), arg]
+        where = arg + np.arange(ab.shape[0]) * BLOCK
+        out = np.maximum(out, np.max(top[:, None] * _min_from(minima, starts[None, :] - where[:, None]), axis=0))
+    return out
+
+
+def _tilted(x: _Blocks, y: _Blocks, i: np.ndarray, j: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Tilted FFT convolutions of the block pairs (x_i, y_j), tilt θ per pair, with compose's per-entry error model
+    (`_fft_run`, vectorized): rows of (ĉ, err) of length 2·BLOCK (last entry 0), |ĉ − c| ≤ err.
+
+    The exponent of a tilted entry, ln x_a + θa − max, is rounded with error ≤ u·(|ln x_a| + |θ|·BLOCK + |max|)
+    per operation; the largest of these per pair is `magnitude`."""
+    size = 2 * BLOCK
+    shift = theta[:, None] * np.arange(BLOCK)
+    with np.errstate(over="ignore", invalid="ignore"):
+        lx, ly = x.logs[i] + shift, y.logs[j] + shift
+        sx, sy = lx.max(1), ly.max(1)
+        xt, yt = np.exp(lx - sx[:, None]), np.exp(ly - sy[:, None])
+        exponent = (sx + sy)[:, None] - theta[:, None] * np.arange(size)
+        weight = np.exp(exponent)
+        magnitude = x.log_size[i] + y.log_size[j] + 2 * np.abs(theta) * BLOCK + np.abs(sx) + np.abs(sy)
+        rel = (4 * magnitude + 2 * np.maximum(np.abs(exponent[:, 0]), np.abs(exponent[:, -1])) + 16) * _U
+        raw = fft.irfft(fft.rfft(xt, size) * fft.rfft(yt, size), size)
+        raw[:, -1] = 0.0
+        np.maximum(raw, 0.0, out=raw)
+        norms = np.maximum(np.sqrt((xt * xt).sum(1)) * yt.sum(1), xt.sum(1) * np.sqrt((yt * yt).sum(1)))
+        unit = fft_error_bound(np.ones(1), np.ones(1), size)  # compose's bound per unit of the norms
+        err = ((unit * norms + 2 * BLOCK * TINY)[:, None] + 1.01 * rel[:, None] * raw) * weight + 2 * TINY
+    return raw * weight, err
+
+
+def _blocked(x: np.ndarray, y: np.ndarray | None, tail: _Tail,
+             limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """x*y (y None: x*x) from pairs of blocks of length BLOCK: (ĉ, err, missing), |ĉ − c| ≤ err per entry and
+    c − ĉ ≤ err + missing (missing: bounds of the pairs left out, non-negative contributions).
+
+    Pair (i, j) adds to output blocks i + j and i + j + 1, each entry at most M_ij = min(Σx_i·max y_j, max x_i·Σy_j).
+    It is left out when M_ij is below ρ/(8·pairs per block) of the lower bound of those blocks (`_block_floor`),
+    or when its 2·BLOCK·M_ij belongs to the smallest ones summing to at most the floor. Kept pairs are one tilted
+    FFT each (`_tilted`), the tilt flattening the block of smaller mass (the other one mostly scales it): a block
+    is nearly log-linear even where the array is not log-concave (heavy tails, where no global tilt works).
+    Output blocks below `limit` whose upper or lower tail sums stay unresolved (`_unresolved`) are recomputed from
+    direct convolutions of their pairs, as long as these number at most DIRECT_PAIRS.
+    """
+    xb = _Blocks.of(x)
+    yb = xb if y is None else _Blocks.of(y)
+    nx, ny = xb.rows.shape[0], yb.rows.shape[0]
+    k = np.add.outer(np.arange(nx), np.arange(ny))
+    weight = np.ones((nx, ny)) if y is not None else 2 * np.triu(np.ones((nx, nx)), 1) + np.eye(nx)  # x*x: i ≤ j
+    bound = np.minimum(np.outer(xb.mass, yb.top), np.outer(xb.top, yb.mass)) * weight
+    lower = _block_floor(xb.rows, yb.rows)
+    candidate = bound > 0
+    keep = candidate & (bound > tail.rho / (8 * (min(nx, ny) + 1)) * np.minimum(lower[k], lower[k + 1]))
+    index = np.flatnonzero(keep)
+    order = index[np.argsort(bound.flat[index])]
+    keep.flat[order[np.cumsum(2 * BLOCK * bound.flat[order]) <= tail.floor]] = False
+    left = candidate & ~keep
+    missing = np.zeros(nx + ny + 1)
+    np.add.at(missing, k[left], bound[left])
+    np.add.at(missing, k[left] + 1, bound[left])
+    c, err = np.zeros((nx + ny + 1, BLOCK)), np.zeros((nx + ny + 1, BLOCK))
+    rows, cols = np.nonzero(keep)
+    theta = -np.where(xb.mass[rows] <= yb.mass[cols], xb.slope[rows], yb.slope[cols])
+    for start in range(0, rows.size, 64):
+        i, j, tilt = rows[start:start + 64], cols[start:start + 64], theta[start:start + 64]
+        ci, ei = _tilted(xb, yb, i, j, tilt)
+        flat = ~np.isfinite(ei).all(1)
+        if flat.any():
+            ci[flat], ei[flat] = _tilted(xb, yb, i[flat], j[flat], np.zeros(int(flat.sum())))
+        double = weight[i, j] > 1
+        ci[double] *= 2.0
+        ei[double] *= 2.0
+        for p, b in enumerate((i + j).tolist()):
+            c[b] += ci[p, :BLOCK]
+            c[b + 1] += ci[p, BLOCK:]
+            err[b] += ei[p, :BLOCK]
+            err[b + 1] += ei[p, BLOCK:]
+    redo = _unresolved(c, err, missing, tail, tail.rho, limit)
+    by_block = {}
+    for i, j in zip(rows.tolist(), cols.tolist()):
+        by_block.setdefault(i + j, []).append((i, j))
+    chosen, direct = set(), set()
+    for b in redo.tolist():
+        touching = set(by_block.get(b, []) + by_block.get(b - 1, []))
+        if len(direct | touching) <= DIRECT_PAIRS:
+            chosen.add(b)
+            direct |= touching
+    for b in chosen:
+        c[b], err[b] = 0.0, 0.0
+    for i, j in direct:
+        ci = np.append(np.convolve(xb.rows[i], yb.rows[j]), 0.0).reshape(2, BLOCK)
+        ei = (BLOCK + 2) * 1.01 * _U * ci + BLOCK * TINY
+        for b in (i + j, i + j + 1):
+            if b in chosen:
+                c[b] += weight[i, j] * ci[b - i - j]
+                err[b] += weight[i, j] * ei[b - i - j]
+    if redo.size > len(chosen):
+        tail.unresolved += _unresolved(c, err, missing, tail, 10 * tail.rho, limit).size
+    n = x.size + (x if y is None else y).size - 1
+    terms = min(nx, ny) + 2
+    c, err, missing = c.ravel()[:n], err.ravel()[:n], np.repeat(missing, BLOCK)[:n]
+    return c, err * (1 + 2 * _gamma(terms)) + 2 * _gamma(terms) * c, missing
+
+
+def _unresolved(c: np.ndarray, err: np.ndarray, missing: np.ndarray, tail: _Tail, rho: float,
+                limit: int) -> np.ndarray:
+    """Output blocks holding a cell of SUBBLOCK entries, below `limit`, whose upper tail sum (from it up) or lower
+    tail sum has error above rho times itself, unless that tail (with its error) is below the floor."""
+    cells = (c.size // SUBBLOCK, SUBBLOCK)
+    low, bad = np.maximum(c - err, 0.0).reshape(cells).sum(1), (err + missing[:, None]).reshape(cells).sum(1)
+    up_c, up_e = np.cumsum(low[::-1])[::-1], np.cumsum(bad[::-1])[::-1]
+    down_c, down_e = np.cumsum(low), np.cumsum(bad)
+    flagged = (((up_e > rho * up_c) & (up_c + up_e > tail.floor))
+               | ((down_e > rho * down_c) & (down_c + down_e > tail.floor)))
+    flagged[limit // SUBBLOCK + 1:] = False
+    return np.unique(np.flatnonzero(flagged) // (BLOCK // SUBBLOCK))
+
+
+def _combine(x: _Node, y: _Node | None, lo: int, hi: int, h: float, tail: _Tail | None) -> _Node:
     """Node of X + Y (y None: X + X') on [lo, hi]: exact linear convolution, cut below lo, top bin at hi.
 
     Requires x.hi + y.lo ≥ hi and y.hi + x.lo ≥ hi (guaranteed by `_plan`), so every product involving a top
     bin lands in the new top bin; the new top excess adds the input excesses weighted by the other side's mass.
     Every accumulated quantity is a sum of non-negative terms (relative errors compose multiplicatively).
+    In the tail-accurate mode (`tail`) the arrays are directed bounds (`_convolve_tail`), err stays 0.
     """
     yy = x if y is None else y
-    c, rel_c, err_c = _convolve(x.arr, None if y is None else y.arr)
+    if tail is None:
+        c, rel_c, err_c = _convolve(x.arr, None if y is None else y.arr)
+    else:
+        (c, rel_c), err_c = _convolve_tail(x.arr, None if y is None else y.arr, tail, hi - x.lo - yy.lo), 0.0
     base = x.lo + yy.lo
     lo = max(lo, base)
     i_lo, i_hi = lo - base, hi - base
@@ -411,7 +688,7 @@ def _combine(x: _Node, y: _Node | None, lo: int, hi: int, h: float) -> _Node:
     return _Node(arr, lo, top_excess, dropped, dropped_moment, rel, err, err_moment)
 
 
-def _power(law: GridLaw, plan: _Plan) -> _Node:
+def _power(law: GridLaw, plan: _Plan, tail: _Tail | None) -> _Node:
     """t-fold sum by squaring (every squaring is done, E14), windows from the plan."""
     h = law.h
     node = _Node(law.masses.copy(), 0, law.top_excess, law.dropped, law.dropped_moment, 0.0, 0.0, 0.0)
@@ -419,17 +696,77 @@ def _power(law: GridLaw, plan: _Plan) -> _Node:
     top_bit = max(j for kind, j in plan.windows if kind == "P")
     for j in range(top_bit + 1):
         if j > 0:
-            node = _combine(node, None, *plan.windows["P", j], h)
+            node = _combine(node, None, *plan.windows["P", j], h, tail)
         if j in plan.bits:
             i = plan.bits.index(j)
-            acc = node if acc is None else _combine(acc, node, *plan.windows["A", i], h)
+            acc = node if acc is None else _combine(acc, node, *plan.windows["A", i], h, tail)
     return acc
+
+
+def _envelope(law: LossLaw, grid_law: GridLaw) -> GridLaw:
+    """Tail-accurate mode: the single-step law moved by its estimated evaluation error entry by entry (upper: +,
+    lower: −, clipped at 0), so that error stays relative to each mass instead of entering a W1 budget.
+
+    Cell Q-masses q and moments m = E_Q[X; cell] are off by at most `_evaluation_errors` (Δq, Δm). Spread: the mass
+    sent up, (m − g_j·q)/h, is off by (Δm + g_j·Δq)/h + Δq plus its rounding 8u·g_{j+1}·q/h (q ≤ the two end
+    masses); each point collects the errors of its two cells. Contraction: a cell's conditional mean moves by
+    (Δm + g·Δq)/q, shifting (Δm + g·Δq)/h (plus the same rounding) between classes; it is charged to the cell's
+    point and both neighbours (an estimate: `_merge` may also borrow further down). The top bin adds the tail
+    errors (its excess Δm + T·h·Δq); every mass adds 8u for its own rounding.
+    """
+    h, o, top = grid_law.h, grid_law.offset, grid_law.masses.size - 1
+    g = o + h * np.arange(top + 1)
+    upper = grid_law.bound == "upper"
+    edges = g if upper else o + h * np.concatenate([[0.0], np.arange(top) + 0.5])
+    (dq, dq_tail), (dm, dm_tail), below = _evaluation_errors(law, edges)
+    masses = grid_law.masses
+    err = 8 * _U * masses
+    err[0] += below
+    err[-1] += dq_tail
+    rounding = 8 * _U * g[1:] * (masses[:-1] + masses[1:]) / h
+    if upper:
+        shift = (dm + g[:-1] * dq) / h + dq + rounding
+        err[:-1] += dq + shift
+        err[1:] += shift
+    else:
+        shift = dq + (dm + edges[1:] * dq) / h + rounding
+        err[:-1] += shift
+        err[1:] += shift
+        err[:-2] += shift[1:]
+    excess = dm_tail + g[-1] * dq_tail + 8 * _U * grid_law.top_excess
+    if upper:
+        return replace(grid_law, masses=masses + err, top_excess=grid_law.top_excess + excess, w1_error=0.0)
+    return replace(grid_law, masses=np.maximum(masses - err, 0.0), top_excess=max(grid_law.top_excess - excess, 0.0),
+                   w1_error=0.0)
+
+
+def _evaluation_errors(law: LossLaw, edges: np.ndarray):
+    """EVAL_RTOL bounds on the Q-mass and on E_Q[X; ·] (= P-mass) of each cell (e_i, e_{i+1}] and of the tail
+    beyond the last edge, and on the Q-mass at or below the first edge: EVAL_RTOL times the values the CDF
+    differences use at the edges (the smaller of CDF and SF). A purely atomic law has exact (zero) differences
+    over cells without atoms: only cells holding atoms keep an error there.
+    """
+    with np.errstate(divide="ignore"):
+        y = np.log(edges)
+    out = []
+    for cdf, sf in ((law.cdf_q, law.sf_q), (law.cdf_p, law.sf_p)):
+        w = EVAL_RTOL * np.minimum(np.asarray(cdf(y), float), np.asarray(sf(y), float))
+        out.append([w[:-1] + w[1:], float(w[-1])])
+    below = EVAL_RTOL * float(np.asarray(law.cdf_q(y[0]), float)) if np.isfinite(y[0]) else 0.0
+    values, p_at, q_at = law.atoms()
+    if values.size and abs(q_at.sum() + law.q_neg_inf - 1) + abs(p_at.sum() + law.p_inf - 1) < 1e-12:
+        # atoms with y[i−1] < value ≤ y[i] (as the CDFs count them) lie in cell i − 1; index edges.size: the tail
+        counts = np.bincount(np.searchsorted(y, values, side="left"), minlength=edges.size + 1)
+        for pair in out:
+            pair[0] = np.where(counts[1:edges.size] > 0, pair[0], 0.0)
+            pair[1] = pair[1] if counts[edges.size] > 0 else 0.0
+    return out[0], out[1], below
 
 
 # ---------------------------------------------------------------------------------------------- PLDs
 
 
-def _pld(node: _Node, law: GridLaw, t: int, direction: str, bound: str) -> PLD:
+def _pld(node: _Node, law: GridLaw, t: int, direction: str, bound: str, relative: bool) -> PLD:
     """PLD of the discretized allocation pair (F7, F24): remove ln(S/t) under P̄_t, add −ln(S/t) under Q^t.
 
     upper: the top bin is Q-mass at the window top plus P-mass at +inf carrying its excess moment; cut mass is
@@ -440,7 +777,10 @@ def _pld(node: _Node, law: GridLaw, t: int, direction: str, bound: str) -> PLD:
     dropped, so E[e^{−L}] ≤ 1 stays exact), add drops the top bin; cut mass is dropped; masses × (1 − 2·rel)
     (entrywise below the exact ones).
     float_error: the absolute convolution part + the single-step W1 estimate (Lipschitz 1 for remove, window/t
-    for add over the window's ε range) + the rounding of one δ evaluation.
+    for add over the window's ε range) + the rounding of one δ evaluation. `relative` (tail-accurate mode): the
+    losses are moved outward by their rounding (upper: up, lower: down), after which each term of a δ evaluation
+    has a relative error κ; that rounding is absorbed — all masses × (1 ± κ), the upper trimmed to total 1 + κ
+    (it then dominates (1 + κ) times the exact PLD), so no absolute term remains for it.
     """
     h, o = law.h, law.offset
     idx = np.arange(node.lo, node.hi + 1, dtype=float)
@@ -476,16 +816,23 @@ def _pld(node: _Node, law: GridLaw, t: int, direction: str, bound: str) -> PLD:
         float_error = node.err + max(1.0, window_ratio) * law.w1_error
         losses = -logs[::-1]
     masses = masses * scale
-    if bound == "upper":
-        masses, inf_mass = _trim(masses, inf_mass)
     # evaluating δ(ε) = Σ m(1 − e^{ε−l}) + inf_mass itself: non-negative terms, pairwise summation
-    float_error += (math.log2(masses.size + 1) + 6) * _U * (float(masses.sum()) + inf_mass)
+    kappa = (math.log2(masses.size + 1) + 6) * _U
+    if relative:  # losses (log of a rounded ratio) moved outward by their rounding, masses (q·ratio) by 4u more
+        sign = 1.0 if bound == "upper" else -1.0
+        losses = losses + sign * 8 * _U * (1 + np.abs(losses) + abs(math.log(h / t)))
+        kappa += 4 * _U
+        masses, inf_mass = masses * (1 + sign * kappa), inf_mass * (1 + sign * kappa)
+    if bound == "upper":
+        masses, inf_mass = _trim(masses, inf_mass, 1 + kappa if relative else 1.0)
+    if not relative:
+        float_error += kappa * (float(masses.sum()) + inf_mass)
     return PLD(losses, masses, inf_mass=inf_mass, truncated=truncated, float_error=float_error, bound=bound)
 
 
-def _trim(masses: np.ndarray, inf_mass: float) -> tuple[np.ndarray, float]:
-    """Remove the surplus over total mass 1 from the lowest losses (keeps the survival function ≥ the exact one)."""
-    surplus = float(masses.sum()) + inf_mass - 1.0
+def _trim(masses: np.ndarray, inf_mass: float, total: float) -> tuple[np.ndarray, float]:
+    """Remove the surplus over `total` from the lowest losses (keeps the survival function ≥ the exact one)."""
+    surplus = float(masses.sum()) + inf_mass - total
     if surplus <= 0:
         return masses, inf_mass
     cum = np.cumsum(masses)
