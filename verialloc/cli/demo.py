@@ -4,10 +4,10 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from . import api
-from .config import Config
-from .formatting import decimal
-from .mechanisms import Gaussian, RandomizedResponse
+from .. import api
+from ..config import Config
+from ..formatting import decimal
+from ..mechanisms import Gaussian, RandomizedResponse
 
 DIGITS = 8
 ALPHAS = (2, 3, 4, 8, 16, 32, 64)
@@ -42,3 +42,8 @@ def run_demo() -> dict:
     eps = api.epsilon(rr, "1e-6", direction="both", digits=DIGITS)
     console.print(f"epsilon at delta = 1e-6 (max over directions): [bold]{decimal(eps.upper, DIGITS)}[/bold] (exact)")
     return {"command": "demo"}
+
+
+def register(sub) -> None:
+    p = sub.add_parser("demo", help="run the main job on a default configuration")
+    p.set_defaults(run=lambda args: run_demo(), render=lambda out: "")
