@@ -9,10 +9,10 @@ import json
 import sys
 
 from ..errors import VerifallocError
-from . import demo, query
+from . import demo, query, stability
 from .common import Parser
 
-SUBCOMMANDS = (query, demo)
+SUBCOMMANDS = (query, stability, demo)
 
 
 def build_parser() -> Parser:

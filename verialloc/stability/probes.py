@@ -1,0 +1,80 @@
+"""Probes of the stability explorer: a float64 path and its arbitrary-precision reference over two axes.
+
+A probe maps a grid point (x, y) to (lower, upper) from the float64 path (a point value has lower == upper) and
+to the reference from the exact layer (mpmath). The sweep classifies each point (sweep.classify).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import mpmath as mp
+import numpy as np
+from scipy import special
+
+from ..config import Config
+from ..exact import accountant as exact
+from ..mechanisms import Gaussian, RandomizedResponse
+from ..numeric import accountant as pld
+
+
+@dataclass(frozen=True)
+class Probe:
+    """name; the two axes (name, default values, log-scale?); float64 path; reference; what it shows."""
+
+    name: str
+    x: tuple[str, tuple[float, ...], bool]
+    y: tuple[str, tuple[float, ...], bool]
+    float_path: Callable[[float, float], tuple[float, float]]
+    reference: Callable[[float, float], mp.mpf]
+    about: str
+
+
+def _textbook_gaussian_delta(sigma: float, epsilon: float) -> tuple[float, float]:
+    """F13 as most accountants write it in float64: Φ(1/(2σ) − εσ) − e^ε Φ(−1/(2σ) − εσ) (cancels at small δ)."""
+    a, b = 0.5 / sigma - epsilon * sigma, -0.5 / sigma - epsilon * sigma
+    value = float(special.ndtr(a) - math.exp(epsilon) * special.ndtr(b))
+    return value, value
+
+
+def _exact_gaussian_delta(sigma: float, epsilon: float) -> mp.mpf:
+    with mp.workdps(40):
+        return Gaussian(repr(sigma)).delta(repr(epsilon))
+
+
+def _pld_rr_epsilon(steps: float, delta: float) -> tuple[float, float]:
+    b = pld.epsilon(Config(RandomizedResponse(1), steps=int(steps)), repr(delta), "remove", 15)
+    return float(b.lower), float(b.upper)
+
+
+def _exact_rr_epsilon(steps: float, delta: float) -> mp.mpf:
+    return exact.epsilon(Config(RandomizedResponse(1), steps=int(steps)), repr(delta), "remove", 20).upper
+
+
+def _pld_gaussian_delta(steps: float, epsilon: float) -> tuple[float, float]:
+    b = pld.delta(Config(Gaussian(1), steps=int(steps)), repr(epsilon), "remove", 15)
+    return float(b.lower), float(b.upper)
+
+
+def _exact_gaussian_allocation_delta(steps: float, epsilon: float) -> mp.mpf:
+    return exact.delta(Config(Gaussian(1), steps=int(steps)), repr(epsilon), "remove", 12).upper
+
+
+PROBES = {
+    p.name: p for p in (
+        Probe("gaussian-delta", ("sigma", (0.3, 0.5, 0.8, 1.0, 2.0, 4.0), True),
+              ("epsilon", tuple(float(e) for e in np.linspace(0.5, 12.0, 8)), False),
+              _textbook_gaussian_delta, _exact_gaussian_delta,
+              "the textbook float64 Balle–Wang formula (F13) against mpmath: catastrophic cancellation once δ "
+              "falls below ~1e-16 of Φ(1/(2σ) − εσ)"),
+        Probe("pld-rr-epsilon", ("steps", (10, 100, 1000), True), ("delta", (1e-3, 1e-6, 1e-10, 1e-15, 1e-30), True),
+              _pld_rr_epsilon, _exact_rr_epsilon,
+              "verialloc's float64 PLD ε bracket (remove) for randomized response ε0 = 1 under 1-out-of-t allocation, "
+              "against exact enumeration"),
+        Probe("pld-gaussian-delta", ("steps", (1, 2), False), ("epsilon", (0.0, 0.5, 1.0, 2.0, 4.0), False),
+              _pld_gaussian_delta, _exact_gaussian_allocation_delta,
+              "verialloc's float64 PLD δ bracket (remove) for Gaussian σ = 1 allocation against closed form (t = 1) "
+              "and mpmath quadrature (t = 2)"),
+    )
+}
