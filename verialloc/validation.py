@@ -21,6 +21,7 @@ def to_fraction(name: str, value) -> Fraction:
     if isinstance(value, Rational):
         return Fraction(value)
     if isinstance(value, float):
+        value = float(value)  # numpy float64 is a float subclass whose repr is 'np.float64(...)'
         if not math.isfinite(value):
             raise InvalidParameter(name, value, "must be a finite real number")
         return Fraction(repr(value))
