@@ -5,6 +5,7 @@ numeric / doc-only); it raises AssertionError on failure. `python -m proofs_chec
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -35,10 +36,14 @@ def doc_only(id: str, statement: str, reason: str) -> None:
 
 
 def load_all() -> list[Check]:
-    from . import partition_rdp  # noqa: F401  (registers its checks)
+    """Import every check module once (each registers its checks) and return the checks in ID order."""
+    from . import (  # noqa: F401
+        allocation_bounds, experiments, lemmas, partition_rdp, pld_algorithms, shuffle_checkin, typographic,
+    )
     return sorted(CHECKS, key=_order)
 
 
 def _order(c: Check):
-    prefix, num = c.id[0], c.id[1:].split(".")[0]
-    return (prefix, int(num) if num.isdigit() else 0, c.id)
+    """Errata E1, E2, … first, then formulas F…, then invariants I…, numerically by the leading number."""
+    digits = re.match(r"\d*", c.id[1:]).group()
+    return ("EFI".find(c.id[0]), int(digits) if digits else 0, c.id)
