@@ -1,0 +1,12 @@
+"""The random-allocation papers' analytic UPPER bounds on δ(ε), one module per bound (docs/analytic.md).
+
+Each module has NAME and `delta(config, epsilon, direction, options) -> BoundValue` for direction remove|add;
+outside its theorem's conditions it raises `UnsupportedRequest` (never a silent value).
+"""
+from . import asymptotic, decomposition, direct_add, recursive, truncated_poisson
+from .base import BoundValue, Options
+
+#: all bounds, in the order they are reported
+BOUNDS = (truncated_poisson, recursive, decomposition, direct_add, asymptotic)
+
+__all__ = ["BOUNDS", "BoundValue", "Options"]
