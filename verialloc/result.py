@@ -13,7 +13,9 @@ class Bracket:
     quantity: "delta", "epsilon" or "rdp"; direction: "remove", "add" or "both" (max of the two);
     error_kind: "exact" (lower == upper up to the printed digits), "quadrature" (estimated error of
     an arbitrary-precision quadrature), "bound" (sound lower and upper bounds of an approximation whose
-    discretization, truncation and float64 budgets are accounted for in `details`).
+    discretization, truncation and float64 budgets are accounted for in `details`), "statistical" (a Monte Carlo
+    confidence interval, not a bound: it misses the truth with probability up to 1 − details["confidence"];
+    details["certified"] is False).
     """
 
     quantity: str
