@@ -1,0 +1,123 @@
+"""F18 conversion, F19 search, F20 and α ∈ (1, 2) bounds against exact references (I11, I13, I36)."""
+import itertools
+from fractions import Fraction
+
+import mpmath as mp
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verialloc import Config, api
+from verialloc.errors import InvalidParameter
+from verialloc.mechanisms import DiscretePair, Gaussian, RandomizedResponse
+from verialloc.numeric import rdp_accountant as ra
+from verialloc.numeric.rdp_conversion import epsilon_bound, fractional_rdp
+from verialloc.numeric.rdp_logspace import allocation_rdp_curve
+from verialloc.testing.strategies import probability_pairs
+
+finite_mechs = st.one_of(
+    st.integers(1, 40).map(lambda i: RandomizedResponse(Fraction(i, 20))),
+    probability_pairs(max_atoms=3, max_weight=4).map(lambda pq: DiscretePair(*pq)),
+)
+epsilons = st.integers(-10, 40).map(lambda i: Fraction(i, 10))
+
+
+@given(finite_mechs, st.integers(1, 12), st.integers(1, 2), st.integers(1, 2), epsilons)
+@settings(max_examples=20)
+def test_delta_upper_bounds_exact_allocation(mech, steps, k, epochs, eps):
+    """I11/I13: F18 δ from the RDP curve (F27 for k > 1, F21 epochs) >= exact enumerated δ, remove direction."""
+    config = Config(mech, steps=max(steps, k), k=k, epochs=epochs)
+    exact = api.delta(config, eps, direction="remove", method="exact", digits=15)
+    bound = ra.delta(config, eps, "remove", alpha_max=64)
+    assert bound.upper >= exact.upper * (1 - 1e-12)
+    assert bound.lower <= exact.lower
+
+
+@given(finite_mechs, st.integers(1, 12), st.integers(1, 2), st.sampled_from(["1e-2", "1e-4", "1e-6"]))
+@settings(max_examples=15)
+def test_epsilon_upper_bounds_exact_allocation(mech, steps, k, delta):
+    config = Config(mech, steps=max(steps, k), k=k)
+    exact = api.epsilon(config, delta, direction="remove", method="exact", digits=15)
+    bound = ra.epsilon(config, delta, "remove", alpha_max=128)
+    assert bound.upper >= exact.upper - 1e-12
+    assert bound.lower <= exact.lower + 1e-12
+
+
+SECTION_12_1_REMOVE = {  # formulas.md §12.1: exact remove profile of Gaussian allocation, t = 2
+    (0.5, 0.5): 0.50209809, (0.5, 1): 0.40457750, (0.5, 2): 0.23232134,
+    (1, 0): 0.29776223, (1, 0.5): 0.14917752, (1, 1): 0.059206501, (1, 2): 0.0047457776,
+    (2, 0.5): 0.018326595, (2, 1): 0.00064612837, (2, 2): 2.8811863e-08,
+}
+
+
+@pytest.mark.parametrize("key", sorted(SECTION_12_1_REMOVE))
+def test_gaussian_two_steps_against_section_12_1(key):
+    sigma, eps = key
+    bound = ra.delta(Config(Gaussian(Fraction(sigma)), steps=2), eps, "remove")
+    assert bound.upper >= SECTION_12_1_REMOVE[key] * (1 + 1e-7)
+
+
+@pytest.mark.parametrize("sigma,eps", [(1, 1), (Fraction(1, 2), 2)])
+def test_gaussian_single_step_against_f13(sigma, eps):
+    config = Config(Gaussian(sigma), steps=1)
+    assert ra.delta(config, eps, "remove").upper >= api.delta(config, eps, direction="remove", method="exact").upper
+
+
+def test_reproduces_shuffle_gaussian_table_1():
+    """I36 / §12.4: [001] Table 1 "Ours" row (σ = 9.48, n = 60000, λ <= 30, δ = 1/n), compositions 1..7."""
+    row = [0.22820, 0.22820, 0.22821, 0.22821, 0.22821, 0.22822, 0.22822]
+    for c, ref in enumerate(row, start=1):
+        bound = ra.epsilon(Config(Gaussian("9.48"), steps=60000, epochs=c), Fraction(1, 60000), "remove", alpha_max=30)
+        assert round(float(bound.upper), 5) == ref
+
+
+@pytest.mark.parametrize("sigma,steps,delta", [(1, 10_000, 1e-8), (2, 5000, 1e-10), (Fraction(3, 10), 4000, 1e-4)])
+def test_f19_stop_does_not_change_the_minimum(sigma, steps, delta):
+    """I13: the adaptive search stopped by the plain F19 rule (search_tol=0) finds the same ε as the exhaustive
+    scan up to α = 2000."""
+    config = Config(Gaussian(sigma), steps=steps)
+    adaptive = ra.epsilon(config, delta, "remove", search_tol=0)
+    exhaustive, _ = epsilon_bound(allocation_rdp_curve(Gaussian(sigma), steps, 2000), delta)
+    assert float(adaptive.upper) == pytest.approx(exhaustive, rel=1e-14)
+    assert adaptive.details["improvement_left"] == 0 and adaptive.details["alpha_max"] <= 2000
+
+
+def brute_force_rdp(p, q, steps: int, alpha) -> mp.mpf:
+    """R_α(P̄_t‖Q^t) for t = 1, 2 by enumerating the t-fold outputs at 40 digits (any real α > 1, F5, F23)."""
+    with mp.workdps(40):
+        pv = [mp.mpf(x.numerator) / x.denominator for x in p]
+        qv = [mp.mpf(x.numerator) / x.denominator for x in q]
+        a = mp.mpf(alpha.numerator) / alpha.denominator
+        total = mp.mpf(0)
+        for idx in itertools.product(range(len(pv)), repeat=steps):
+            q_prob = mp.fprod(qv[i] for i in idx)
+            p_prob = mp.fsum(pv[idx[j]] * mp.fprod(qv[i] for m, i in enumerate(idx) if m != j) for j in range(steps)) / steps
+            if q_prob > 0:
+                total += q_prob * (p_prob / q_prob) ** a
+            elif p_prob > 0:
+                return mp.inf
+        return mp.log(total) / (a - 1)
+
+
+fractional_orders = st.one_of(st.integers(1, 99).map(lambda i: Fraction(100 + i, 100)),
+                              st.integers(201, 799).filter(lambda i: i % 100).map(lambda i: Fraction(i, 100)))
+
+
+@given(probability_pairs(max_atoms=4), st.integers(1, 2), fractional_orders)
+@settings(max_examples=25)
+def test_fractional_orders_bracket_brute_force(pq, steps, alpha):
+    """α ∈ (1, 2): 0 <= R_α <= R_2; α > 2 non-integer: R_⌊α⌋ <= R_α <= F20 chord — against enumeration."""
+    exact = brute_force_rdp(*pq, steps, alpha)
+    bracket = ra.rdp(Config(DiscretePair(*pq), steps=steps), alpha)
+    if mp.isinf(exact):
+        assert mp.isinf(bracket.upper)
+        return
+    assert bracket.lower <= exact * (1 + mp.mpf(1e-13)) + mp.mpf(1e-300)
+    assert exact <= bracket.upper * (1 + mp.mpf(1e-13)) + mp.mpf(1e-300)
+
+
+def test_fractional_order_range():
+    curve = allocation_rdp_curve(Gaussian(1), 10, 8)
+    for bad in (1.0, 0.5, 8.0, 9.5):
+        with pytest.raises(InvalidParameter):
+            fractional_rdp(curve, bad)

@@ -1,0 +1,157 @@
+"""Method "rdp": float64 Rényi-DP accountant (F55, RDP route) — RDP curves in log space, F18 conversion.
+
+* Allocation, remove direction: R_α of 1-out-of-t allocation (F38/E3/E5, generating function in log space);
+  k > 1 by the ⌊t/k⌋ reduction composed k times (F27, F21: an upper bound), epochs multiply (F21).
+  Add direction: the sources give no add-direction RDP of allocation (E2; F41/F42 bound δ directly), so
+  direction "add" and "both" raise UnsupportedRequest pointing to the pld method.
+* Poisson: remove direction R_α(λP + (1−λ)Q‖Q) by the binomial expansion; add direction R_α(Q‖λP + (1−λ)Q)
+  (F46) for finite pairs by the F5 sum over atoms (continuous pairs: UnsupportedRequest); t·E compositions (F21).
+* δ(ε), ε(δ): F18 minimized over the orders of `rdp_conversion` (upper bounds); the lower end of the bracket
+  is the trivial bound of I1 (δ >= max(0, 1 − e^ε), ε >= ln(1 − δ)). Options: `alpha_max` fixes the largest
+  integer order; default None = start at 256 and double (up to 10⁴; up to 2048 when ⌊t/k⌋ < 10⁴, where the
+  binary-powering route is slower) until the F19 monotonicity argument shows
+  that larger orders can improve the bound by at most `search_tol` (relative; default 1e-3, 0 = plain F19).
+  The remaining possible improvement is reported in details["improvement_left"].
+"""
+from __future__ import annotations
+
+import math
+
+import mpmath as mp
+
+from ..config import Config
+from ..errors import InvalidParameter, UnsupportedRequest
+from ..mechanisms import FinitePair
+from ..result import Bracket, max_bracket
+from ..validation import digits as check_digits, direction as check_direction, open_unit, real
+from .log_moments import MAX_ORDER
+from .rdp_conversion import delta_bound, delta_gap, epsilon_bound, epsilon_gap, fractional_rdp
+from .rdp_logspace import RdpCurve, allocation_rdp_curve, poisson_add_rdp_curve, poisson_rdp_curve
+
+METHOD = "rdp"
+#: first largest order of the adaptive α search
+DEFAULT_ALPHA_MAX = 256
+#: adaptive cap when t < N (binary-powering route, O(N² log t) instead of the O(N²) recurrence)
+SMALL_T_CAP = 2048
+#: the adaptive search stops once larger orders can improve the bound by at most this fraction
+SEARCH_TOL = 1e-3
+_NO_ADD = ("the RDP route has a remove-direction formula only for allocation (F38, erratum E2); "
+           "use direction=remove, or --method pld for add/both")
+FLOAT_NOTE = "float64 log-space evaluation: `digits` does not apply; the bracket carries the float budget"
+
+
+def rdp(config: Config, alpha, digits: int = 30) -> Bracket:
+    """Bracket for the remove-direction RDP at order α in (1, 10⁴].
+
+    Integer α: the float64 value ± its error budget (k > 1: upper from the F27 reduction, lower from k = 1,
+    since the allocation is non-decreasing in k, [004] Lemma D.1, and Rényi divergences respect post-processing).
+    Non-integer α: F20 chord (upper) and R_⌊α⌋ (lower); α ∈ (1, 2): [0, R_2] (see rdp_conversion).
+    """
+    check_digits(digits)
+    a = real("alpha", alpha)
+    if not 1 < a <= MAX_ORDER:
+        raise InvalidParameter("alpha", alpha, f"must lie in (1, {MAX_ORDER}] (float64 RDP orders)")
+    n = max(2, math.ceil(a))
+    upper_curve = _curve(config, "remove", n)
+    lower_curve = _lower_curve(config, n) if config.scheme == "allocation" and config.k > 1 else upper_curve
+    if a.denominator == 1:
+        lo, hi = float(lower_curve.bounds()[0][n]), float(upper_curve.bounds()[1][n])
+        route = "integer order (log-space generating function)" if config.scheme == "allocation" else "integer order (binomial expansion)"
+    else:
+        lo, hi = fractional_rdp(lower_curve, float(a))[0], fractional_rdp(upper_curve, float(a))[1]
+        route = "alpha in (1, 2): R_alpha <= R_2 (convexity, ln D_1 = 0)" if a < 2 else "F20 chord between integer orders"
+    notes = [route, FLOAT_NOTE]
+    if config.scheme == "allocation" and config.k > 1:
+        notes.append("k > 1: upper k * R(floor(t/k)) (F27, F21); lower from k = 1 (monotone in k, [004] Lemma D.1)")
+    details = {"alpha": int(a) if a.denominator == 1 else float(a), "notes": notes}
+    return Bracket("rdp", mp.mpf(min(lo, hi)), mp.mpf(hi), METHOD, "remove", "bound", details)
+
+
+def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, alpha_max: int | None = None,
+          search_tol: float = SEARCH_TOL) -> Bracket:
+    """Upper bound on δ(ε) by F18 over the searched orders; lower end trivial (I1)."""
+    check_digits(digits)
+    eps = float(real("epsilon", epsilon))
+
+    def one(d: str) -> Bracket:
+        (log_value, order), n, gap = _search(config, d, alpha_max, search_tol, lambda c: delta_bound(c, eps),
+                                             lambda c, best: math.expm1(min(delta_gap(c, best[0], eps, MAX_ORDER), 700.0)))
+        value = mp.exp(log_value)
+        lower = min(mp.mpf(-math.expm1(eps) if eps < 0 else 0.0), value)
+        return Bracket("delta", lower, value, METHOD, d, "bound",
+                       _details(order, n, gap, "lower = max(0, 1 - e^eps) is the trivial bound (I1)"))
+
+    return _per_direction(config, direction, one)
+
+
+def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, alpha_max: int | None = None,
+            search_tol: float = SEARCH_TOL) -> Bracket:
+    """Upper bound on ε(δ) by F18 over the searched orders (F19 search); lower end trivial (I1)."""
+    check_digits(digits)
+    target = float(open_unit("delta", delta))
+
+    def one(d: str) -> Bracket:
+        (value, order), n, gap = _search(config, d, alpha_max, search_tol, lambda c: epsilon_bound(c, target),
+                                         lambda c, best: epsilon_gap(c, best[0], target, MAX_ORDER) / max(abs(best[0]), 1e-300))
+        lower = min(math.log1p(-target), value)
+        return Bracket("epsilon", mp.mpf(lower), mp.mpf(value), METHOD, d, "bound",
+                       _details(order, n, gap, "lower = ln(1 - delta) is the trivial bound (I1)"))
+
+    return _per_direction(config, direction, one)
+
+
+def _search(config: Config, direction: str, alpha_max, search_tol, convert, relative_gap):
+    """(best, largest order used, relative improvement still possible from orders up to 10⁴ (None: fixed))."""
+    if alpha_max is not None:
+        if not isinstance(alpha_max, int) or isinstance(alpha_max, bool) or not 2 <= alpha_max <= MAX_ORDER:
+            raise InvalidParameter("alpha_max", alpha_max, f"must be an integer in [2, {MAX_ORDER}]")
+        return convert(_curve(config, direction, alpha_max)), alpha_max, None
+    if not (isinstance(search_tol, (int, float)) and 0 <= search_tol < 1):
+        raise InvalidParameter("search_tol", search_tol, "must be a number in [0, 1)")
+    cap = MAX_ORDER if config.scheme == "poisson" or config.steps // config.k >= MAX_ORDER else SMALL_T_CAP
+    n = DEFAULT_ALPHA_MAX
+    while True:
+        curve = _curve(config, direction, n)
+        best = convert(curve)
+        gap = relative_gap(curve, best) if math.isfinite(best[0]) else 0.0
+        if gap <= search_tol or n >= cap:
+            return best, n, gap
+        n = min(2 * n, cap)
+
+
+def _curve(config: Config, direction: str, n: int) -> RdpCurve:
+    """RDP curve α = 2..n of the whole configuration in one direction (F21 compositions applied)."""
+    mech = config.mechanism
+    if config.scheme == "allocation":
+        if direction != "remove":
+            raise UnsupportedRequest("direction", direction, _NO_ADD)
+        return allocation_rdp_curve(mech, config.steps // config.k, n).scaled(config.k * config.epochs)
+    factor = config.steps * config.epochs
+    if direction == "remove":
+        return poisson_rdp_curve(mech, config.rate, n).scaled(factor)
+    if not isinstance(mech, FinitePair):
+        raise UnsupportedRequest("direction", direction, f"Poisson add-direction RDP is computed for finite pairs only "
+                                 f"(not {mech.name}); use direction=remove, or --method pld")
+    return poisson_add_rdp_curve(mech, config.rate, n).scaled(factor)
+
+
+def _lower_curve(config: Config, n: int) -> RdpCurve:
+    """k = 1 allocation over all t steps, E epochs: a lower bound on the k-allocation RDP ([004] Lemma D.1)."""
+    return allocation_rdp_curve(config.mechanism, config.steps, n).scaled(config.epochs)
+
+
+def _per_direction(config: Config, direction: str, one) -> Bracket:
+    d = check_direction(direction)
+    if config.scheme == "allocation" and d != "remove":
+        raise UnsupportedRequest("direction", d, _NO_ADD)
+    return one(d) if d != "both" else max_bracket(one("remove"), one("add"))
+
+
+def _details(order: float, n: int, gap, lower_note: str) -> dict:
+    """`improvement_left`: relative amount by which orders in (alpha_max, 10⁴] could still improve the bound
+    (F19 argument; 0 = no larger order can help; None = alpha_max fixed by the caller, not examined)."""
+    search = ("orders fixed by alpha_max" if gap is None else
+              f"larger orders (up to {MAX_ORDER}) could improve the bound by at most {gap:.3g} (relative, F19)")
+    return {"alpha": order, "alpha_max": n, "improvement_left": gap,
+            "notes": [f"upper bound by F18 (Canonne-Kamath-Steinke Prop. 12) at alpha={order:g}; {search}",
+                      lower_note, FLOAT_NOTE]}
