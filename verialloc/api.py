@@ -15,12 +15,16 @@ from .config import Config
 from .errors import InvalidParameter
 from .exact import accountant as exact_accountant
 from .numeric import accountant as pld_accountant
+from .numeric import analytic_accountant, best, mc_accountant, rdp_accountant
 from .result import Bracket
 from .validation import digits as check_digits
 
 #: method name -> module exposing delta(config, epsilon, direction, digits, **options), epsilon(...), rdp(...)
-#: options: method-specific keywords (pld: settings=numeric.accountant.Settings(...), progress=callable)
-METHODS = {"exact": exact_accountant, "pld": pld_accountant}
+#: options: method-specific keywords (pld and best: settings=numeric.accountant.Settings(...), progress=callable;
+#: analytic: options=numeric.analytic.Options(...); mc: samples=, seed=, confidence=, interval=, proposal=;
+#: rdp: alpha_max=int|None, search_tol=float)
+METHODS = {"exact": exact_accountant, "pld": pld_accountant, "rdp": rdp_accountant, "analytic": analytic_accountant,
+           "mc": mc_accountant, "best": best}
 
 
 def _method(name: str):

@@ -69,9 +69,15 @@ def bracket_json(b: Bracket, digits: int) -> dict:
         lo, hi = decimal(b.lower, digits, "down"), decimal(b.upper, digits, "up")
     out = {"lower": lo, "upper": hi, "error_kind": b.error_kind}
     if b.direction == "both":
-        out["per_direction"] = {d: bracket_json(sub, digits) for d, sub in b.details.items()}
+        out["per_direction"] = {d: bracket_json(sub, digits) for d, sub in b.details.items() if isinstance(sub, Bracket)}
     elif b.error_kind == "bound":
         out["budget"] = {key: b.details[key] for key in ("truncated", "float_error", "notes") if key in b.details}
+    if b.error_kind == "statistical":
+        out["statistics"] = {k: b.details[k] for k in ("certified", "confidence", "samples", "seed", "interval",
+                                                        "estimate") if k in b.details}
+    for key in ("upper_from", "lower_from"):
+        if key in b.details:
+            out[key] = b.details[key]
     return out
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from .. import api
 from ..formatting import decimal
 from ..errors import InvalidParameter
-from ..validation import digits as check_digits, positive
+from ..validation import digits as check_digits, integer, positive
 from .common import DEFAULT_DIGITS, add_config_flags, bracket_json, config_from_args, progress_bar
 
 
@@ -23,7 +23,8 @@ def register(sub) -> None:
         p = sub.add_parser(name, help=helptext, description=helptext)
         add_config_flags(p)
         if name == "rdp":
-            p.add_argument("--alpha", required=True, help="integer Rényi order >= 2")
+            p.add_argument("--alpha", required=True,
+                           help="Rényi order: integer >= 2 (exact); --method rdp: any order in (1, 10000]")
         elif name == "delta":
             p.add_argument("--epsilon", required=True, help="ε at which to evaluate δ (any real)")
         else:
@@ -35,23 +36,51 @@ def register(sub) -> None:
             p.add_argument("--loss-step", help="pld: loss grid step of compositions (default 1e-4)")
             p.add_argument("--grid-step", help="pld: exp-space grid step of the allocation sum (default: automatic)")
             p.add_argument("--tail", help="pld: tail mass truncated per step, tracked in the result (default 1e-15)")
+            p.add_argument("--samples", help="mc: Monte Carlo draws (default 1e7/steps clamped to [2000, 200000])")
+            p.add_argument("--seed", help="mc: random seed (default fixed, reproducible)")
+            p.add_argument("--confidence", help="mc: confidence level of the interval (default 0.95)")
+            p.add_argument("--alpha-max", help="rdp: largest integer order searched (default adaptive, <= 10000)")
+            p.add_argument("--search-tol", help="rdp: stop the order search when larger orders can improve ε by at "
+                                                "most this fraction (default 1e-3)")
         p.add_argument("--digits", default=str(DEFAULT_DIGITS), help=f"significant digits (default {DEFAULT_DIGITS})")
         p.add_argument("--json", action="store_true", help="print one JSON object")
         p.set_defaults(run=run, render=render_text)
 
 
+PLD_KNOBS = ("loss_step", "grid_step", "tail")
+MC_KNOBS = ("samples", "seed", "confidence")
+RDP_KNOBS = ("alpha_max", "search_tol")
+#: --method -> the method-specific flags it accepts
+METHOD_FLAGS = {"pld": PLD_KNOBS, "best": PLD_KNOBS, "analytic": ("loss_step", "tail"), "mc": MC_KNOBS,
+                "rdp": RDP_KNOBS}
+
+
 def method_options(args) -> dict:
-    """Method-specific keywords: the pld accuracy knobs and a progress bar (shown only after ~2 s)."""
-    knobs = {name: getattr(args, name) for name in ("loss_step", "grid_step", "tail")}
-    given = {k: v for k, v in knobs.items() if v is not None}
-    if args.method != "pld":
-        if given:
-            name = next(iter(given))
-            raise InvalidParameter(name.replace("_", "-"), given[name], "applies only to --method pld")
-        return {}
+    """Method-specific keywords (pld/best accuracy knobs, analytic's Poisson PLD knobs, mc sampling) and a
+    progress bar shown only after ~2 s; a flag given to a method that does not take it is an error."""
+    allowed = METHOD_FLAGS.get(args.method, ())
+    given = {k: getattr(args, k) for k in PLD_KNOBS + MC_KNOBS + RDP_KNOBS if getattr(args, k, None) is not None}
+    for name, value in given.items():
+        if name not in allowed:
+            owners = [m for m, flags in METHOD_FLAGS.items() if name in flags]
+            raise InvalidParameter(name.replace("_", "-"), value, "applies only to --method " + "|".join(owners))
+    if args.method == "mc":
+        return given
+    if args.method == "rdp":
+        out = {}
+        if "alpha_max" in given:
+            out["alpha_max"] = integer("alpha-max", given["alpha_max"], 2, 10_000)
+        if "search_tol" in given:
+            out["search_tol"] = float(positive("search-tol", given["search_tol"]))
+        return out
     from ..numeric.accountant import Settings
-    values = {k: float(positive(k.replace("_", "-"), v)) for k, v in given.items()}
-    return {"settings": Settings(**values), "progress": progress_bar()}
+    settings = Settings(**{k: float(positive(k.replace("_", "-"), v)) for k, v in given.items()})
+    if args.method == "analytic":
+        from ..numeric.analytic import Options
+        return {"options": Options(pld=settings)}
+    if args.method in ("pld", "best"):
+        return {"settings": settings, "progress": progress_bar()}
+    return {}
 
 
 def run(args) -> dict:
@@ -61,7 +90,8 @@ def run(args) -> dict:
     out = {"command": args.command, "method": args.method, **config.as_dict(), "digits": digits}
     if args.command == "rdp":
         b = api.rdp(config, args.alpha, method=args.method, digits=digits)
-        out.update(alpha=str(b.details["alpha"]), direction="remove", rdp=decimal(b.lower, digits))
+        out.update(alpha=str(b.details["alpha"]), direction="remove",
+                   rdp=decimal(b.upper, digits) if b.error_kind == "exact" else decimal(b.upper, digits, "up"))
     elif args.command == "delta":
         b = api.delta(config, args.epsilon, direction=args.direction, method=args.method, digits=digits,
                       **method_options(args))
