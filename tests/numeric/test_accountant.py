@@ -181,3 +181,14 @@ def test_tiny_delta_randomized_response_finite_and_sound(target):
         exact = float(discrete_epsilon(config.mechanism, "allocation", 1000, target, "both", digits=20))
     assert float(b.lower) <= exact <= float(b.upper) < float("inf")
     assert float(b.upper) - float(b.lower) <= 1e-6 * exact
+
+
+def test_heavy_tails_fall_back_to_the_geometric_grid():
+    """Gaussian σ = 0.4, t = 2: the uniform exp-grid cannot hold the heavy single-step tail, the accountant
+    switches to the geometric-grid algorithm (F52/F53) and the bracket still contains the exact value (quadrature)."""
+    config = Config(Gaussian("0.4"), steps=2)
+    exact = api.delta(config, 2, direction="remove", digits=10)
+    b = api.delta(config, 2, direction="remove", method="pld")
+    assert b.lower <= exact.lower and exact.upper <= b.upper
+    assert b.upper - b.lower < 0.02 * exact.upper
+    assert any("geometric" in note for note in b.details["notes"])

@@ -24,6 +24,7 @@ from ..validation import direction as check_direction, open_unit, real
 from .allocation import allocation
 from .compose import self_compose
 from .discretize import discretize_pair, regrid
+from .geometric import allocation_pld_geometric
 from .loss_law import loss_law
 from .pld import PLD
 from .subsample import SubsampledLoss
@@ -87,11 +88,17 @@ def plds(config: Config, settings: Settings = Settings(), *, epsilon_max: float 
         notes.append(f"k={k}: upper bound from the floor(t/k)={upper_steps} reduction (F27, upper only); "
                      "lower bound from k=1 (monotone in k, F30)")
     notes.extend(up.budget.warnings + (low.budget.warnings if low is not up else ()))
+    up_plds, low_plds = _heavy_tail_fallback(law, upper_steps, up, delta_floor, notes, tick), low.plds
+    if low is not up:
+        low_plds = _heavy_tail_fallback(law, config.steps, low, delta_floor, notes, tick)
+    elif up_plds is not up.plds:
+        low_plds = up_plds
     # largest per-epoch loss resolved inside the allocation windows (S ≤ window)
-    out["window_loss"] = min(math.log(up.budget.window / upper_steps), math.log(low.budget.window / config.steps))
+    out["window_loss"] = min(math.log(up.budget.window / upper_steps) if up_plds is up.plds else math.inf,
+                             math.log(low.budget.window / config.steps) if low_plds is low.plds else math.inf)
     for d in ("remove", "add"):
-        for b, source, copies in (("upper", up, k * epochs), ("lower", low, epochs)):
-            pld = source.plds[d, b]
+        for b, source, copies in (("upper", up_plds, k * epochs), ("lower", low_plds, epochs)):
+            pld = source[d, b]
             if copies > 1:
                 tick(f"compose {copies}x {d} {b}")
                 pld = self_compose(regrid(pld, settings.loss_step, b), copies, settings.tail, settings.loss_step)
@@ -134,6 +141,27 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, se
 
 def rdp(config: Config, alpha, digits: int = 30):
     raise UnsupportedRequest("method", METHOD, "pld answers delta and epsilon queries; use --method exact for rdp")
+
+
+#: (α, β) of the geometric-grid fallback (F52, F53): ε-tightness α, total tail mass β
+GEOMETRIC_ALPHA, GEOMETRIC_BETA = 1e-2, 1e-12
+
+
+def _heavy_tail_fallback(law, steps: int, alloc, delta_floor, notes: list, tick) -> dict:
+    """The allocation PLDs, or — when the uniform exp-grid had to shrink its window or coarsen its step (heavy
+    single-step tails, e.g. Gaussian σ ≲ 0.5) — the paper's geometric-grid PLDs (F52, F53 with E14, E15, E17),
+    whose multiplicative grid covers heavy tails at (α, β)-tightness."""
+    if not alloc.budget.warnings:
+        return alloc.plds
+    beta = GEOMETRIC_BETA if delta_floor is None else min(GEOMETRIC_BETA, 1e-3 * delta_floor)
+    out = {}
+    for d in ("remove", "add"):
+        for b in ("upper", "lower"):
+            tick(f"geometric allocation {d} {b}")
+            out[d, b], _ = allocation_pld_geometric(law, steps, d, b, alpha=GEOMETRIC_ALPHA, beta=beta)
+    notes.append(f"t={steps}: heavy tails exceed the uniform exp-grid; used the geometric-grid algorithm "
+                 f"(alpha={GEOMETRIC_ALPHA:g}, beta={beta:g})")
+    return out
 
 
 def _widen_window(config, settings, table, target, progress, floor):
