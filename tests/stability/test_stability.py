@@ -69,3 +69,15 @@ def test_cli_errors(argv, name, capsys):
     assert main(["stability", *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith("verialloc: error:") and name in err and err.count("\n") == 1
+
+
+def test_linear_float64_rdp_breaks_where_the_moments_overflow_and_logspace_does_not():
+    """Same generating-function algorithm at two precisions: plain float64 fails once the series coefficients
+    overflow (α = 38 at σ = 1, where α(α−1)/2 = 703 nears ln(max float) = 709.8) and loses digits of ln D_α at
+    t = 1e9; the log-space path stays within 1e-10 of mpmath."""
+    linear = {(pt.x, pt.y): pt for pt in run(PROBES["rdp-linear"], (8, 37, 38), (1000, 10**9), 1e-10)}
+    assert linear[8, 1000].status == linear[37, 1000].status == "ok"
+    assert linear[38, 1000].status == "failed"
+    assert linear[8, 10**9].status == "inaccurate" and linear[8, 10**9].rel_error < 1e-6
+    logspace = run(PROBES["rdp-logspace"], (8, 39, 512), (1000, 10**9), 1e-10)
+    assert all(pt.status == "ok" for pt in logspace), logspace

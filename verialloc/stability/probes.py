@@ -15,8 +15,10 @@ from scipy import special
 
 from ..config import Config
 from ..exact import accountant as exact
+from ..exact.rdp import allocation_rdp
 from ..mechanisms import Gaussian, RandomizedResponse
 from ..numeric import accountant as pld
+from ..numeric import rdp_accountant
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,32 @@ def _exact_gaussian_allocation_delta(steps: float, epsilon: float) -> mp.mpf:
     return exact.delta(Config(Gaussian(1), steps=int(steps)), repr(epsilon), "remove", 12).upper
 
 
+def _linear_float_rdp(alpha: float, steps: float) -> tuple[float, float]:
+    """Allocation RDP (Gaussian σ = 1, remove; F38 via the generating function) run in plain float64 linear space,
+    as a direct implementation would: D_p = e^{p(p−1)/2} overflows near p = 38 and ln D_α loses digits when
+    D_α ≈ 1 (large t)."""
+    n, t = int(alpha), int(steps)
+    with np.errstate(all="ignore"):
+        a = np.array([math.exp(min(p * (p - 1) / 2.0, 1000.0)) / math.gamma(p + 1.0) for p in range(n + 1)])
+        b = np.zeros(n + 1)
+        b[0] = 1.0
+        for m in range(1, n + 1):
+            k = np.arange(1, m + 1)
+            b[m] = float(np.dot(((t + 1) * k - m) * a[1:m + 1], b[m - k])) / m
+        moment = math.gamma(n + 1.0) * b[n] / float(t) ** n
+        value = math.log(moment) / (n - 1) if moment > 0 and math.isfinite(moment) else math.nan
+    return value, value
+
+
+def _logspace_rdp(alpha: float, steps: float) -> tuple[float, float]:
+    b = rdp_accountant.rdp(Config(Gaussian(1), steps=int(steps)), int(alpha), 17)
+    return float(b.lower), float(b.upper)
+
+
+def _exact_rdp(alpha: float, steps: float) -> mp.mpf:
+    return allocation_rdp(Gaussian(1), int(steps), int(alpha), digits=30)
+
+
 PROBES = {
     p.name: p for p in (
         Probe("gaussian-delta", ("sigma", (0.3, 0.5, 0.8, 1.0, 2.0, 4.0), True),
@@ -76,5 +104,13 @@ PROBES = {
               _pld_gaussian_delta, _exact_gaussian_allocation_delta,
               "verialloc's float64 PLD δ bracket (remove) for Gaussian σ = 1 allocation against closed form (t = 1) "
               "and mpmath quadrature (t = 2)"),
+        Probe("rdp-linear", ("alpha", (2, 8, 32, 64, 128, 512), True), ("steps", (10, 1000, 10**6, 10**9), True),
+              _linear_float_rdp, _exact_rdp,
+              "allocation RDP (Gaussian σ = 1, remove) by the generating function in plain float64 linear space "
+              "against mpmath: overflow of the moments at large α, lost digits of ln D_α at large t"),
+        Probe("rdp-logspace", ("alpha", (2, 8, 32, 64, 128, 512), True), ("steps", (10, 1000, 10**6, 10**9), True),
+              _logspace_rdp, _exact_rdp,
+              "verialloc's log-space float64 allocation RDP (Gaussian σ = 1, remove) with its error budget, "
+              "against mpmath"),
     )
 }
