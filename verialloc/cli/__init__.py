@@ -9,10 +9,10 @@ import json
 import sys
 
 from ..errors import VerifallocError
-from . import demo, query, stability
+from . import audit, demo, query, stability
 from .common import Parser
 
-SUBCOMMANDS = (query, stability, demo)
+SUBCOMMANDS = (query, audit, stability, demo)
 
 
 def build_parser() -> Parser:

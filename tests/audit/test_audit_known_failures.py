@@ -1,0 +1,77 @@
+"""Known failures of third-party accountants, reproduced as flagged rows against the shipped golden brackets.
+Each test skips when its library is absent (install with pip install 'verialloc[audit]')."""
+import math
+
+import pytest
+
+from verialloc.audit import ERROR, LOOSE, OK, UNSAFE, audit_one
+from verialloc.audit.adapters import registry
+
+pytestmark = pytest.mark.anchor
+
+
+def row(accountant, entry_id, golden_by_id, module):
+    pytest.importorskip(module)
+    return audit_one(registry()[accountant], golden_by_id[entry_id])
+
+
+def test_dp_accounting_pld_inf_at_tiny_delta(golden_by_id):
+    """PLDAccountant(1e-4), q=1e-3, σ=0.8, T=1e3: get_epsilon(1e-15) = inf (certified ε ≈ 3.531)."""
+    r = row("dp_accounting.pld", "dpsgd-s0.8-T1e3-d1e-15", golden_by_id, "dp_accounting")
+    assert r.flag == ERROR and r.reported == math.inf
+
+
+def test_dp_accounting_pld_delta_floor(golden_by_id):
+    """Same accountant, get_delta(8) ≈ 1.5e-15: a float floor far above the certified δ(8) < 1e-26."""
+    r = row("dp_accounting.pld", "dpsgd-s0.8-T1e3-e8", golden_by_id, "dp_accounting")
+    assert r.flag == LOOSE and 1e-16 < r.reported < 1e-14
+
+
+@pytest.mark.parametrize("entry_id", ["dpsgd-s1-T1e4-d1e-5", "dpsgd-s1-T1e6-d1e-5"])
+def test_dp_accounting_optimistic_pld_reports_zero(golden_by_id, entry_id):
+    """from_gaussian_mechanism(pessimistic_estimate=False) at q=1e-3, σ=1, T=1e4 and 1e6, δ=1e-5: ε = 0."""
+    r = row("dp_accounting.pld-optimistic", entry_id, golden_by_id, "dp_accounting")
+    assert r.flag == UNSAFE and r.reported == 0
+
+
+def test_dp_accounting_pld_ok_at_moderate_delta(golden_by_id):
+    r = row("dp_accounting.pld", "dpsgd-s0.8-T1e3-d1e-5", golden_by_id, "dp_accounting")
+    assert r.flag == OK
+
+
+def test_prv_negative_delta_without_warning(golden_by_id, recwarn):
+    """prv_accountant compute_delta(ε=2) lower end = estimate − delta_error < 0, no warning."""
+    r = row("prv.lower", "dpsgd-s0.8-T1e3-e2", golden_by_id, "prv_accountant")
+    assert r.flag == ERROR and r.reported < 0 and "negative" in r.reason
+    assert not [w for w in recwarn if "delta" in str(w.message).lower()]
+
+
+def test_prv_refuses_tiny_delta(golden_by_id):
+    r = row("prv.upper", "dpsgd-s0.8-T1e3-d1e-15", golden_by_id, "prv_accountant")
+    assert r.flag == ERROR and r.reported is None and "Floating point" in r.reason
+
+
+def test_opacus_gdp_underestimates(golden_by_id):
+    """GaussianAccountant, q=1e-3, σ=0.8, T=1e3, δ=1e-5: 0.200 against certified ≈ 0.3035."""
+    r = row("opacus.gdp", "dpsgd-s0.8-T1e3-d1e-5", golden_by_id, "opacus")
+    assert r.flag == UNSAFE and abs(r.reported - 0.200) < 1e-3
+
+
+def test_random_allocation_direct_add_shift_once(golden_by_id):
+    """allocation_epsilon_direct(..., Direction.ADD), σ=1, t=10, E=10, δ=1e-6: 5.337 < certified add lower."""
+    pytest.importorskip("pandas")  # random_allocation imports it at package import
+    r = row("random_allocation.direct-add", "alloc-s1-t10-E10-d1e-6", golden_by_id, "random_allocation")
+    assert r.flag == UNSAFE and r.direction == "add" and abs(r.reported - 5.337) < 1e-3
+
+
+def test_pld_accounting_fails_at_tiny_delta(golden_by_id):
+    """gaussian_allocation_epsilon_range at t = 1, σ = 1, δ = 1e-15 raises RuntimeError (certified ε ≈ 8.166)."""
+    r = row("pld_accounting.range", "gauss-s1-d1e-15", golden_by_id, "PLD_accounting")
+    assert r.flag == ERROR and "RuntimeError" in r.reason
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("entry_id", ["alloc-s1-t10-E10-d1e-6", "alloc-s1-t1e3-d1e-6"])
+def test_pld_accounting_upper_is_sound(golden_by_id, entry_id):
+    r = row("pld_accounting.range", entry_id, golden_by_id, "PLD_accounting")
+    assert r.flag == OK

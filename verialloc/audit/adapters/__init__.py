@@ -1,0 +1,88 @@
+"""Adapters: each maps a verialloc `Config` (Gaussian mechanism) and a target δ (or ε) to one call of a
+third-party accountant and returns that library's ε (or δ) as a float, untouched.
+
+One module per library; each defines `ACCOUNTANTS`, a list of `Accountant`. Libraries are imported lazily,
+inside the call; a missing one raises `NotInstalled` ("pip install 'verialloc[audit]'").
+`direction` is the neighbouring relation the library's number claims to cover (F3: "both" = add-or-remove DP),
+so it is compared with the certified bracket of that direction.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from dataclasses import dataclass
+from typing import Callable
+
+from ...config import Config
+from ...errors import UnsupportedRequest
+from ...mechanisms import Gaussian
+
+MODULES = ("dp_accounting_adapter", "prv_adapter", "opacus_adapter", "pld_accounting_adapter",
+           "random_allocation_adapter")
+
+
+class NotInstalled(UnsupportedRequest):
+    """The accountant's library is not importable."""
+
+    def __init__(self, accountant: str, package: str):
+        super().__init__("accountant", accountant,
+                         f"needs {package}, not installed (pip install 'verialloc[audit]')")
+
+
+@dataclass(frozen=True)
+class Accountant:
+    """One audited call. epsilon(config, delta) / delta(config, epsilon) return the library's float."""
+
+    name: str
+    package: str          # pip distribution name
+    modules: tuple        # import names that must be importable (the library and any undeclared dependency)
+    direction: str        # "both" | "remove" | "add"
+    supports: Callable[[Config], bool]
+    call: str             # the library call, for reports and docs
+    epsilon: Callable[[Config, float], float] | None = None
+    delta: Callable[[Config, float], float] | None = None
+
+    def installed(self) -> bool:
+        return all(importlib.util.find_spec(m) is not None for m in self.modules)
+
+    def serves(self, config: Config, quantity: str) -> bool:
+        return getattr(self, quantity) is not None and self.supports(config)
+
+    def run(self, config: Config, quantity: str, target: float) -> float:
+        """The library's answer for ε(δ = target) or δ(ε = target); NotInstalled if its package is missing."""
+        if not self.installed():
+            raise NotInstalled(self.name, self.package)
+        return getattr(self, quantity)(config, target)
+
+
+def sigma(config: Config) -> float:
+    return float(config.mechanism.sigma)
+
+
+def gaussian(config: Config) -> bool:
+    return isinstance(config.mechanism, Gaussian)
+
+
+def poisson(config: Config) -> bool:
+    """Gaussian Poisson-subsampled DP-SGD (a plain Gaussian composition when the rate is 1)."""
+    return gaussian(config) and config.scheme == "poisson"
+
+
+def composition(config: Config) -> bool:
+    """Gaussian allocation with k = t: every step used, i.e. Poisson with rate 1."""
+    return gaussian(config) and config.scheme == "allocation" and config.k == config.steps
+
+
+def dpsgd(config: Config) -> tuple[float, float, int]:
+    """(σ, q, T) of a Poisson or k = t configuration: T = steps · epochs compositions."""
+    q = float(config.rate) if config.scheme == "poisson" else 1.0
+    return sigma(config), q, config.steps * config.epochs
+
+
+def registry() -> dict[str, Accountant]:
+    """All accountants of all adapter modules, by name (importing the adapters, not the libraries)."""
+    out: dict[str, Accountant] = {}
+    for name in MODULES:
+        for acc in importlib.import_module(f"{__name__}.{name}").ACCOUNTANTS:
+            out[acc.name] = acc
+    return out

@@ -1,0 +1,126 @@
+"""Regenerate the golden tables: certified brackets from verialloc's own sound methods on a fixed grid.
+
+    python -m verialloc.audit.golden.generate [--workers N] [--only ID ...] [--out FILE]
+
+Each entry is computed by `verialloc.api` with direction "both" (F3), so the remove, add and both brackets
+(lower rounded down, upper rounded up) come from one call: method "exact" where it applies (closed forms,
+F13 composition), else "pld" (sound float64 lower/upper bounds, F55). Entries are independent: `generate`
+maps `compute` over any executor with the `concurrent.futures` `map` interface — a local ProcessPoolExecutor
+by default, or a `dask.distributed.Client` (`client.get_executor()`, extra `dask`; docs/audit.md).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import platform
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+DIGITS = 12
+DEFAULT_FILE = Path(__file__).with_name("default.json")
+
+
+def _g(sigma, scheme="allocation", steps=1, k=1, epochs=1, rate=None) -> dict:
+    out = {"mechanism": "gaussian", "sigma": sigma, "scheme": scheme, "steps": steps, "k": k, "epochs": epochs}
+    if rate is not None:
+        out["rate"] = rate
+    return out
+
+
+_DPSGD = _g("0.8", "poisson", 1000, rate="1e-3")
+_TINY = {"tail": 1e-30}  # truncated mass per step far below the target δ (docs/pld.md, tiny δ)
+
+#: the shipped grid: Poisson DP-SGD, allocation (k ≥ 1, epochs), small δ, large t; id -> spec
+GRID: list[dict] = [
+    {"id": "dpsgd-s0.8-T1e3-d1e-5", "config": _DPSGD, "quantity": "epsilon", "target": "1e-5", "method": "pld"},
+    {"id": "dpsgd-s0.8-T1e3-d1e-10", "config": _DPSGD, "quantity": "epsilon", "target": "1e-10", "method": "pld"},
+    {"id": "dpsgd-s0.8-T1e3-d1e-15", "config": _DPSGD, "quantity": "epsilon", "target": "1e-15", "method": "pld",
+     "settings": _TINY},
+    {"id": "dpsgd-s0.8-T1e3-e2", "config": _DPSGD, "quantity": "delta", "target": "2", "method": "pld",
+     "settings": _TINY},
+    {"id": "dpsgd-s0.8-T1e3-e8", "config": _DPSGD, "quantity": "delta", "target": "8", "method": "pld",
+     "settings": _TINY},
+    {"id": "dpsgd-s1-T1e4-d1e-5", "config": _g("1", "poisson", 10_000, rate="1e-3"), "quantity": "epsilon",
+     "target": "1e-5", "method": "pld"},
+    {"id": "dpsgd-s1-T1e6-d1e-5", "config": _g("1", "poisson", 1_000_000, rate="1e-3"), "quantity": "epsilon",
+     "target": "1e-5", "method": "pld"},
+    {"id": "dpsgd-s1.1-q1e-2-T1e3-d1e-6", "config": _g("1.1", "poisson", 1000, rate="1e-2"), "quantity": "epsilon",
+     "target": "1e-6", "method": "pld"},
+    {"id": "gauss-s1-d1e-15", "config": _g("1"), "quantity": "epsilon", "target": "1e-15", "method": "exact"},
+    {"id": "gauss-s2-T100-d1e-10", "config": _g("2", steps=100, k=100), "quantity": "epsilon", "target": "1e-10",
+     "method": "exact"},
+    {"id": "alloc-s1-t10-E10-d1e-6", "config": _g("1", steps=10, epochs=10), "quantity": "epsilon",
+     "target": "1e-6", "method": "pld"},
+    {"id": "alloc-s1-t1e3-d1e-6", "config": _g("1", steps=1000), "quantity": "epsilon", "target": "1e-6",
+     "method": "pld"},
+    {"id": "alloc-s1-t1e3-k10-d1e-6", "config": _g("1", steps=1000, k=10), "quantity": "epsilon", "target": "1e-6",
+     "method": "pld"},
+    {"id": "alloc-s1-t1e3-d1e-12", "config": _g("1", steps=1000), "quantity": "epsilon", "target": "1e-12",
+     "method": "pld"},
+    {"id": "alloc-s1-t1e4-E5-d1e-8", "config": _g("1", steps=10_000, epochs=5), "quantity": "epsilon",
+     "target": "1e-8", "method": "pld"},
+    {"id": "alloc-s1-t1e6-d1e-10", "config": _g("1", steps=1_000_000), "quantity": "epsilon", "target": "1e-10",
+     "method": "pld"},
+]
+
+
+def compute(spec: dict) -> dict:
+    """One golden entry: `spec` plus brackets {remove, add, both: [lower, upper]} as outward-rounded strings."""
+    from ... import api
+    from ...formatting import decimal
+    from . import config_of
+
+    options = {}
+    if spec["method"] == "pld":
+        from ...numeric.accountant import Settings
+        options["settings"] = Settings(**spec.get("settings", {}))
+    query = api.epsilon if spec["quantity"] == "epsilon" else api.delta
+    start = time.perf_counter()
+    b = query(config_of(spec), spec["target"], direction="both", method=spec["method"], digits=DIGITS, **options)
+    seconds = time.perf_counter() - start
+    brackets = {d: [decimal(x.lower, DIGITS, "down"), decimal(x.upper, DIGITS, "up")]
+                for d, x in (("both", b), *b.details.items())}
+    notes = sorted({n for x in b.details.values() for n in x.details.get("notes", [])})
+    return {**spec, "settings": spec.get("settings", {}), "brackets": brackets, "error_kind": b.error_kind,
+            "notes": notes, "seconds": round(seconds, 2)}
+
+
+def versions() -> dict:
+    """Software that produced a table (recorded in its `versions` field)."""
+    import mpmath
+    import numpy
+    import scipy
+
+    from ... import __version__
+    return {"verialloc": __version__, "python": platform.python_version(), "numpy": numpy.__version__,
+            "scipy": scipy.__version__, "mpmath": mpmath.__version__}
+
+
+def generate(specs: list[dict] = GRID, executor=None, workers: int = 2) -> dict:
+    """The table for `specs`, computed through `executor.map` (default: a local process pool of `workers`)."""
+    if executor is None:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            return generate(specs, pool)
+    entries = list(executor.map(compute, specs))
+    return {"versions": versions(), "date": datetime.date.today().isoformat(), "digits": DIGITS,
+            "entries": entries}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m verialloc.audit.golden.generate", description=__doc__.split("\n")[0])
+    p.add_argument("--workers", type=int, default=2, help="local worker processes (default 2)")
+    p.add_argument("--only", nargs="*", help="entry ids to compute (default: the whole grid)")
+    p.add_argument("--out", default=str(DEFAULT_FILE), help="output JSON file (default: the shipped table)")
+    args = p.parse_args(argv)
+    specs = [s for s in GRID if not args.only or s["id"] in args.only]
+    table = generate(specs, workers=args.workers)
+    Path(args.out).write_text(json.dumps(table, indent=1) + "\n")
+    for e in table["entries"]:
+        print(f"{e['id']:32s} {e['seconds']:8.1f} s  both={e['brackets']['both']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,106 @@
+"""Run accountants over golden entries: one `Row` per (accountant, entry) the accountant serves."""
+from __future__ import annotations
+
+import math
+import multiprocessing
+import time
+from dataclasses import asdict, dataclass
+
+from .adapters import Accountant, NotInstalled
+from .flags import DEFAULT_LOOSE_PERCENT, ERROR, classify, exact
+from .golden import config_of
+
+
+@dataclass(frozen=True)
+class Row:
+    accountant: str
+    entry: str            # golden entry id
+    quantity: str         # "epsilon" (at δ = target) or "delta" (at ε = target)
+    target: str
+    direction: str        # which certified bracket the value is compared with
+    reported: float | None
+    lower: str            # certified bracket (decimal strings, rounded outward)
+    upper: str
+    flag: str
+    reason: str
+    seconds: float
+    call: str
+
+    def as_dict(self) -> dict:
+        out = asdict(self)
+        if out["reported"] is not None and not math.isfinite(out["reported"]):
+            out["reported"] = str(out["reported"])  # JSON has no NaN/inf
+        return out
+
+
+class ChildFailure(RuntimeError):
+    """The call in the child process raised (message "Type: text") or gave no answer in time."""
+
+
+def _child(conn, acc: Accountant, entry: dict) -> None:
+    try:
+        conn.send(("ok", _call(acc, entry)))
+    except BaseException as exc:  # library exceptions need not pickle: send the text
+        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+
+
+def _call(acc: Accountant, entry: dict):
+    return acc.run(config_of(entry), entry["quantity"], float(exact(entry["target"])))
+
+
+def _call_limited(acc: Accountant, entry: dict, timeout: float):
+    """`_call` in a forked child process, killed after `timeout` seconds (ChildFailure)."""
+    ctx = multiprocessing.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child, args=(child, acc, entry), daemon=True)
+    proc.start()
+    child.close()
+    try:
+        if not parent.poll(timeout):
+            raise ChildFailure(f"timeout: no answer within {timeout:g} s")
+        status, payload = parent.recv()
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join()
+    if status == "error":
+        raise ChildFailure(payload)
+    return payload
+
+
+def audit_one(acc: Accountant, entry: dict, loose_percent: float = DEFAULT_LOOSE_PERCENT,
+              timeout: float | None = None) -> Row:
+    """Call `acc` on `entry` and flag its answer; an exception (or no answer within `timeout` seconds, the call
+    then running in a child process) becomes an ERROR row. NotInstalled propagates."""
+    lower, upper = entry["brackets"][acc.direction]
+    start = time.perf_counter()
+    if not acc.installed():
+        raise NotInstalled(acc.name, acc.package)
+    try:
+        value = _call(acc, entry) if timeout is None else _call_limited(acc, entry, timeout)
+    except Exception as exc:
+        seconds = time.perf_counter() - start
+        reason = str(exc) if isinstance(exc, ChildFailure) else f"{type(exc).__name__}: {exc}"
+        return Row(acc.name, entry["id"], entry["quantity"], entry["target"], acc.direction, None, lower, upper,
+                   ERROR, reason, seconds, acc.call)
+    seconds = time.perf_counter() - start
+    flag, reason = classify(value, lower, upper, loose_percent)
+    try:
+        reported = float(value)
+    except (TypeError, ValueError):
+        reported = None
+    return Row(acc.name, entry["id"], entry["quantity"], entry["target"], acc.direction, reported, lower, upper,
+               flag, reason, seconds, acc.call)
+
+
+def audit(accountants: list[Accountant], entries: list[dict], loose_percent: float = DEFAULT_LOOSE_PERCENT,
+          progress=None, timeout: float | None = None) -> list[Row]:
+    """Rows for every (accountant, entry) pair the accountant serves, in accountant order."""
+    rows = []
+    for acc in accountants:
+        for entry in entries:
+            if acc.serves(config_of(entry), entry["quantity"]):
+                if progress:
+                    progress(f"{acc.name} {entry['id']}")
+                rows.append(audit_one(acc, entry, loose_percent, timeout))
+    return rows
