@@ -1,49 +1,41 @@
-"""`verialloc demo` / `make demo`: the exact RDP curve and privacy profile of a default configuration."""
+"""`verialloc demo` / `make demo`: certify three claims about a DP-SGD-style random-allocation run.
+
+Gaussian noise σ = 1, each example in 1 of t = 1000 steps per epoch (random allocation, balls-in-bins batches),
+3 epochs, δ = 1e-5. One claim is the kind of ε an accountant that treats the batches as Poisson(1/t) reports
+(rounded up: 0.26); one is tight (0.246) and needs finer settings; one is too optimistic (0.2). Certify refines until each verdict is decided.
+"""
 from __future__ import annotations
 
 from rich.console import Console
-from rich.table import Table
 
-from .. import api
+from ..certify import certificate_json, certify, make_claim
+from ..certify.report import render_text
 from ..config import Config
-from ..formatting import decimal
-from ..mechanisms import Gaussian, RandomizedResponse
+from ..mechanisms import Gaussian
 
-DIGITS = 8
-ALPHAS = (2, 3, 4, 8, 16, 32, 64)
-EPSILONS = ("0.05", "0.1", "0.2", "0.5")
+CONFIG = dict(steps=1000, epochs=3)
+SIGMA, DELTA = "1", "1e-5"
+CLAIMS = (("0.26", "a Poisson(1/t)-style accountant's figure, rounded up"),
+          ("0.246", "a tight claim: decided only after refinement"), ("0.2", "an optimistic claim"))
+BUDGET = 25
 
 
 def run_demo() -> dict:
-    """Print the demo tables; returns {"command": "demo"}."""
+    """Print one certificate per claim; returns {"command": "demo", "verdicts": [...]}."""
     console = Console()
-    rr = Config(RandomizedResponse("1"), steps=1000)
-    gauss = Config(Gaussian("1"), steps=1000)
-    console.print("[bold]verialloc demo[/bold]: random allocation, 1 of t = 1000 steps, exact layer (arbitrary precision)\n")
-
-    table = Table(title="Exact RDP, remove direction (F38 via the generating function)")
-    table.add_column("alpha", justify="right")
-    table.add_column("randomized response eps0=1", justify="right")
-    table.add_column("Gaussian sigma=1", justify="right")
-    table.add_column("Gaussian, no amplification", justify="right")
-    for a in ALPHAS:
-        table.add_row(str(a), decimal(api.rdp(rr, a, digits=DIGITS).upper, DIGITS),
-                      decimal(api.rdp(gauss, a, digits=DIGITS).upper, DIGITS), decimal(a / 2, DIGITS))
-    console.print(table)
-
-    table = Table(title="Exact privacy profile, randomized response eps0=1, t=1000 (count enumeration)")
-    table.add_column("epsilon", justify="right")
-    table.add_column("delta remove", justify="right")
-    table.add_column("delta add", justify="right")
-    for e in EPSILONS:
-        b = api.delta(rr, e, direction="both", digits=DIGITS)
-        table.add_row(e, decimal(b.details["remove"].upper, DIGITS), decimal(b.details["add"].upper, DIGITS))
-    console.print(table)
-    eps = api.epsilon(rr, "1e-6", direction="both", digits=DIGITS)
-    console.print(f"epsilon at delta = 1e-6 (max over directions): [bold]{decimal(eps.upper, DIGITS)}[/bold] (exact)")
-    return {"command": "demo"}
+    config = Config(Gaussian(SIGMA), **CONFIG)
+    console.print(f"[bold]verialloc demo[/bold]: certify (ε, δ = {DELTA}) claims for Gaussian σ = {SIGMA}, random "
+                  f"allocation, t = {CONFIG['steps']} steps, {CONFIG['epochs']} epochs (remove and add directions)\n")
+    verdicts = []
+    for value, what in CLAIMS:
+        cert = certify(config, make_claim(delta=DELTA, claimed_epsilon=value), "both", BUDGET)
+        console.print(f"[bold]claim ε = {value}[/bold] ({what})")
+        console.print(render_text(certificate_json(cert)), highlight=False, markup=False)
+        console.print()
+        verdicts.append(cert.verdict)
+    return {"command": "demo", "verdicts": verdicts}
 
 
 def register(sub) -> None:
-    p = sub.add_parser("demo", help="run the main job on a default configuration")
+    p = sub.add_parser("demo", help="certify three claims about a default DP-SGD-style configuration")
     p.set_defaults(run=lambda args: run_demo(), render=lambda out: "")

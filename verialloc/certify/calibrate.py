@@ -1,0 +1,108 @@
+"""`calibrate`: the smallest Gaussian noise σ whose certified ε(δ) meets a target, by bisection in σ.
+
+Every exact profile of the Gaussian pair (single step, Poisson, allocation, both directions) is non-increasing
+in σ (invariant I5: larger σ is a post-processing of smaller σ, F8), hence so is ε(δ). Each probe runs
+`certify` with the claim "ε(δ) ≤ target" at that σ:
+  certified → ε_upper(σ) ≤ target: σ meets the target (σ_upper moves down to it);
+  inconclusive while bracketing → the step factor is square-rooted and the search backs off towards the known side;
+  refuted   → ε_lower(σ) > target: σ and, by I5, every smaller σ miss it (σ_lower moves up to it).
+So the smallest σ meeting the target lies in (σ_lower, σ_upper]. Bisection (geometric midpoints, rounded to
+SIG_DIGITS significant digits) stops when σ_upper/σ_lower − 1 ≤ tolerance, when a probe is inconclusive (the
+target is inside that σ's certified bracket), or when the budget is spent.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, replace
+from fractions import Fraction
+
+import mpmath as mp
+
+from ..config import Config
+from ..errors import InvalidParameter
+from ..mechanisms import Gaussian
+from ..validation import positive
+from .refine import certify
+from .verdict import make_claim
+
+SIG_DIGITS = 7
+SIGMA_RANGE = (Fraction(1, 1000), Fraction(10 ** 5))
+DEFAULT_TOLERANCE = "1e-3"
+DEFAULT_BUDGET = 300
+
+
+@dataclass
+class Calibration:
+    """sigma_upper: certified to meet the target (None if none found); sigma_lower: certified to miss it, with
+    every smaller σ (None if none found); probes: (σ, verdict, ε lower, ε upper, seconds) in order."""
+
+    target_epsilon: Fraction
+    delta: Fraction
+    tolerance: Fraction
+    sigma_upper: Fraction | None
+    sigma_lower: Fraction | None
+    probes: list
+    reason: str
+
+    @property
+    def converged(self) -> bool:
+        return self.reason == "tolerance met"
+
+
+def calibrate(template: Config, target_epsilon, delta, *, direction: str = "both", tolerance=DEFAULT_TOLERANCE,
+              budget=DEFAULT_BUDGET, progress=None) -> Calibration:
+    """Bracket the smallest σ with certified ε(δ) ≤ target_epsilon for `template` with Gaussian(σ) noise."""
+    if not isinstance(template.mechanism, Gaussian):
+        raise InvalidParameter("mechanism", template.mechanism.name, "calibrate searches the Gaussian noise σ")
+    claim = make_claim(delta=delta, claimed_epsilon=target_epsilon)
+    tol = positive("tolerance", tolerance)
+    seconds = float(positive("budget", budget))
+    start = time.perf_counter()
+    hi = lo = None
+    probes: list = []
+
+    def probe(sigma: Fraction) -> str:
+        left = seconds - (time.perf_counter() - start)
+        t0 = time.perf_counter()
+        cert = certify(replace(template, mechanism=Gaussian(sigma)), claim, direction, max(left, 1e-3), progress)
+        probes.append((sigma, cert.verdict, cert.lower, cert.upper, time.perf_counter() - t0))
+        return cert.verdict
+
+    def out(reason: str) -> Calibration:
+        return Calibration(claim.value, claim.at, tol, hi, lo, probes, reason)
+
+    sigma, factor = template.mechanism.sigma, 2.0
+    while hi is None or lo is None:  # bracketing: halve or double from the template's σ
+        if time.perf_counter() - start > seconds:
+            return out("budget spent while bracketing")
+        if not SIGMA_RANGE[0] <= sigma <= SIGMA_RANGE[1]:
+            return out(f"no bracket within sigma in [{SIGMA_RANGE[0]}, {SIGMA_RANGE[1]}]")
+        verdict = probe(sigma)
+        if verdict == "inconclusive":  # back off towards the known side with a milder factor
+            factor = math.sqrt(factor)
+            if (hi is None and lo is None) or factor - 1 <= tol:
+                return out(f"inconclusive at sigma={sigma}: the target lies inside its certified bracket")
+            sigma = _round(float(hi) / factor) if hi is not None else _round(float(lo) * factor)
+        elif verdict == "certified":
+            hi, sigma = sigma, _round(float(sigma) / factor)
+        else:
+            lo, sigma = sigma, _round(float(sigma) * factor)
+    while hi / lo - 1 > tol:
+        if time.perf_counter() - start > seconds:
+            return out("budget spent")
+        mid = _round(math.sqrt(float(lo) * float(hi)))
+        if not lo < mid < hi:
+            mid = (lo + hi) / 2
+        verdict = probe(mid)
+        if verdict == "inconclusive":
+            return out(f"inconclusive at sigma={mid}: the target lies inside its certified bracket")
+        if verdict == "certified":
+            hi = mid
+        else:
+            lo = mid
+    return out("tolerance met")
+
+
+def _round(x: float) -> Fraction:
+    return Fraction(mp.nstr(mp.mpf(x), SIG_DIGITS))

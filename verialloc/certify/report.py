@@ -1,0 +1,112 @@
+"""Readable output of a certificate: JSON-ready dict, terminal text, Markdown report with a profile plot.
+
+Decimals are rounded outward (lower down, upper up; `verialloc.formatting.decimal`), so a printed bracket
+still contains the certified one.
+"""
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InvalidParameter
+from ..formatting import decimal
+from . import float_error
+from .refine import Certificate, profile_table
+
+DIGITS = 8
+
+
+def certificate_json(cert: Certificate, digits: int = DIGITS) -> dict:
+    """verdict, lower, upper, method (per side), error_budget (of the sides' steps), refinement steps, claim, config."""
+    return {
+        "command": "certify", **cert.config.as_dict(), **cert.claim.as_dict(), "direction": cert.direction,
+        "verdict": cert.verdict, "lower": decimal(cert.lower, digits, "down"), "upper": decimal(cert.upper, digits, "up"),
+        "method": cert.methods,  # per side: the step that certified it
+        "error_budget": {"lower": cert.steps[cert.lower_step].budget, "upper": cert.steps[cert.upper_step].budget},
+        "refinement": [{"method": s.method, "settings": s.settings, "lower": decimal(s.lower, digits, "down"),
+                   "upper": decimal(s.upper, digits, "up"), "seconds": round(s.seconds, 3), "error_kind": s.error_kind}
+                  for s in cert.steps],
+        "stop_reason": cert.stop_reason, "budget_seconds": cert.budget_seconds, "elapsed_seconds": round(cert.elapsed, 3),
+    }
+
+
+def render_text(out: dict) -> str:
+    """Terminal report of `certificate_json` output."""
+    q = out["quantity"]
+    target = "delta" if q == "epsilon" else "epsilon"
+    params = ", ".join(f"{k}={v}" for k, v in out["params"].items())
+    lines = [f"{out['mechanism']}({params}), {out['scheme']} steps={out['steps']} k={out['k']} epochs={out['epochs']}"
+             + (f" rate={out['rate']}" if "rate" in out else ""),
+             f"claim: {q}({target}={out[target]}) <= {out['claimed']}  [direction {out['direction']}]",
+             f"certified {q}: [{out['lower']}, {out['upper']}]  (lower by {out['method']['lower']}, "
+             f"upper by {out['method']['upper']})",
+             f"verdict: {out['verdict'].upper()}", "steps:"]
+    for s in out["refinement"]:
+        knobs = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in s["settings"].items())
+        lines.append(f"  {s['method']:5s} {knobs:32s} [{s['lower']}, {s['upper']}]  {s['seconds']:.2f} s ({s['error_kind']})")
+    lines.append(f"stopped: {out['stop_reason']} (elapsed {out['elapsed_seconds']:.1f} s of {out['budget_seconds']:g} s)")
+    return "\n".join(lines)
+
+
+def profile(cert: Certificate, points: int = 40):
+    """(ε grid, certified lower δ, certified upper δ) of the last PLD table (max over the requested directions);
+    when the exact method decided, of a PLD table at the schedule's first settings."""
+    table = cert.table if cert.table is not None else profile_table(cert.config, cert.claim)
+    centre = cert.claim.value if cert.claim.quantity == "epsilon" else cert.claim.at
+    top = max(2 * float(centre), 0.5)
+    grid = np.linspace(0.0, top, points)
+    dirs = ("remove", "add") if cert.direction == "both" else (cert.direction,)
+    lo = [max(float_error.delta_lower(table[d, "lower"], Fraction(e)) for d in dirs) for e in grid]
+    hi = [max(float_error.delta_upper(table[d, "upper"], Fraction(e)) for d in dirs) for e in grid]
+    return grid, np.array(lo), np.array(hi)
+
+
+def write_report(cert: Certificate, path, digits: int = DIGITS) -> Path:
+    """Markdown report at `path` and a PNG plot of the certified profile next to it (needs matplotlib)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise InvalidParameter("report", path, "plots need matplotlib: pip install 'verialloc[plot]'") from None
+    path = Path(path)
+    if path.suffix.lower() != ".md" or not path.parent.is_dir():
+        raise InvalidParameter("report", path, "must be a FILE.md in an existing directory")
+    out = certificate_json(cert, digits)
+    lines = ["# verialloc certificate", "", "```", render_text(out), "```", ""]
+    png = path.with_suffix(".png")
+    eps, lo, hi = profile(cert)
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.semilogy(eps, np.maximum(hi, 1e-300), label="certified upper δ(ε)")
+    ax.semilogy(eps, np.maximum(lo, 1e-300), "--", label="certified lower δ(ε)")
+    claim_eps = cert.claim.value if cert.claim.quantity == "epsilon" else cert.claim.at
+    claim_delta = cert.claim.at if cert.claim.quantity == "epsilon" else cert.claim.value
+    ax.plot([float(claim_eps)], [max(float(claim_delta), 1e-300)], "ko", label="claim")
+    ax.set_xlabel("ε")
+    ax.set_ylabel("δ")
+    ax.set_title(f"privacy profile ({cert.direction}), pld bounds")
+    ax.legend()
+    fig.tight_layout()
+    try:
+        fig.savefig(png, dpi=120)
+    except OSError as exc:
+        raise InvalidParameter("report", path, f"cannot write {png.name} ({exc.strerror})") from None
+    finally:
+        plt.close(fig)
+    lines += [f"![certified privacy profile]({png.name})", "",
+              "Both curves are certified bounds (float64 budgets included) from the last pld step "
+              "(or the schedule's first settings when the exact method decided)."]
+    lines += ["", "## Error budget", "", "```", _budget_text(out["error_budget"]), "```", ""]
+    try:
+        path.write_text("\n".join(lines), encoding="utf-8")
+    except OSError as exc:
+        raise InvalidParameter("report", path, f"must be writable ({exc.strerror})") from None
+    return path
+
+
+def _budget_text(budget: dict) -> str:
+    return json.dumps(budget, indent=1)
+

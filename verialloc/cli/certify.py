@@ -1,0 +1,113 @@
+"""`verialloc certify` and `verialloc calibrate` (docs/certify.md).
+
+    verialloc certify   (--config FILE.json|FILE.toml | --mechanism M [params] --steps T [...])
+                        (--delta D --claimed-epsilon X | --epsilon EPS --claimed-delta Y)
+                        [--direction remove|add|both] [--budget SECONDS] [--report FILE.md] [--json]
+    verialloc calibrate (--config FILE | --steps T [--scheme ...]) --target-epsilon E --delta D
+                        [--tolerance REL] [--direction ...] [--budget SECONDS] [--json]
+"""
+from __future__ import annotations
+
+from decimal import Decimal
+from types import SimpleNamespace
+
+from ..certify import calibrate, certificate_json, certify, load_config, make_claim, write_report
+from ..certify.calibrate import DEFAULT_BUDGET as CALIBRATE_BUDGET, DEFAULT_TOLERANCE
+from ..certify.refine import DEFAULT_BUDGET
+from ..certify.report import DIGITS, render_text
+from ..errors import InvalidParameter
+from ..formatting import decimal
+from ..mechanisms import Gaussian
+from .common import add_config_flags, config_from_args, progress_bar
+
+CONFIG_FLAGS = ("mechanism", "sigma", "scale", "eps0", "pair", "steps", "rate")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("certify", help="certify or refute a claimed (ε, δ) for a configuration",
+                       description="Certified bracket of the true ε(δ) or δ(ε) and a verdict on the claim.")
+    _common(p)
+    p.add_argument("--delta", help="target δ in (0, 1) (with --claimed-epsilon)")
+    p.add_argument("--claimed-epsilon", help="claimed ε >= 0 at --delta")
+    p.add_argument("--epsilon", help="target ε (with --claimed-delta)")
+    p.add_argument("--claimed-delta", help="claimed δ in [0, 1) at --epsilon")
+    p.add_argument("--budget", default=str(DEFAULT_BUDGET), help=f"seconds of refinement (default {DEFAULT_BUDGET})")
+    p.add_argument("--report", help="write a Markdown report (and a PNG profile plot next to it)")
+    p.set_defaults(run=run_certify, render=render_text)
+
+    c = sub.add_parser("calibrate", help="smallest Gaussian σ with certified ε(δ) <= a target",
+                       description="Bisection in σ (monotone, I5) with certified probes.")
+    _common(c)
+    c.add_argument("--target-epsilon", required=True, help="target ε > 0")
+    c.add_argument("--delta", required=True, help="δ in (0, 1)")
+    c.add_argument("--tolerance", default=DEFAULT_TOLERANCE, help=f"relative σ tolerance (default {DEFAULT_TOLERANCE})")
+    c.add_argument("--budget", default=str(CALIBRATE_BUDGET), help=f"seconds in total (default {CALIBRATE_BUDGET})")
+    c.set_defaults(run=run_calibrate, render=render_calibration)
+
+
+def _common(p) -> None:
+    add_config_flags(p, steps_required=False)
+    p.add_argument("--config", help="configuration file (.json or .toml) instead of the configuration flags")
+    p.add_argument("--direction", default="both", help="remove | add | both (max of the two; default)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _config(args, *, calibrating: bool = False):
+    if args.config is not None:
+        given = [f for f in CONFIG_FLAGS if getattr(args, f) is not None]
+        if given or (args.scheme, args.k, args.epochs) != ("allocation", "1", "1"):
+            name = given[0] if given else "scheme/k/epochs"
+            raise InvalidParameter(name, "(given)", "--config replaces the configuration flags; give one or the other")
+        return load_config(args.config)
+    if args.steps is None:
+        raise InvalidParameter("steps", "(missing)", "--steps T (>= 1) or --config FILE is required")
+    if calibrating:
+        if args.mechanism not in (None, "gaussian") or args.sigma is not None:
+            raise InvalidParameter("sigma" if args.sigma is not None else "mechanism",
+                                   args.sigma or args.mechanism, "calibrate searches the Gaussian σ: omit it")
+        args = SimpleNamespace(**{**vars(args), "mechanism": "gaussian", "sigma": "1"})
+    elif args.mechanism is None:
+        raise InvalidParameter("mechanism", "(missing)", "--mechanism M or --config FILE is required")
+    return config_from_args(args)
+
+
+def run_certify(args) -> dict:
+    config = _config(args)
+    claim = make_claim(delta=args.delta, claimed_epsilon=args.claimed_epsilon, epsilon=args.epsilon,
+                       claimed_delta=args.claimed_delta)
+    cert = certify(config, claim, args.direction, args.budget, progress=progress_bar())
+    out = certificate_json(cert, DIGITS)
+    if args.report:
+        out["report"] = str(write_report(cert, args.report))
+    return out
+
+
+def run_calibrate(args) -> dict:
+    config = _config(args, calibrating=True)
+    if args.config is not None and not isinstance(config.mechanism, Gaussian):
+        raise InvalidParameter("mechanism", config.mechanism.name, "calibrate searches the Gaussian σ")
+    cal = calibrate(config, args.target_epsilon, args.delta, direction=args.direction, tolerance=args.tolerance,
+                    budget=args.budget, progress=progress_bar())
+    return {
+        "command": "calibrate", **{k: v for k, v in config.as_dict().items() if k not in ("mechanism", "params")},
+        "target_epsilon": str(cal.target_epsilon), "delta": str(cal.delta), "tolerance": str(cal.tolerance),
+        "sigma_upper": _sigma(cal.sigma_upper), "sigma_lower": _sigma(cal.sigma_lower),
+        "converged": cal.converged, "reason": cal.reason,
+        "probes": [{"sigma": _sigma(s), "verdict": v, "epsilon_lower": decimal(lo, DIGITS, "down"),
+                    "epsilon_upper": decimal(hi, DIGITS, "up"), "seconds": round(sec, 3)}
+                   for s, v, lo, hi, sec in cal.probes],
+    }
+
+
+def _sigma(x) -> str | None:
+    """σ values are short exact decimals (SIG_DIGITS significant digits)."""
+    return None if x is None else str(Decimal(x.numerator) / Decimal(x.denominator))
+
+
+def render_calibration(out: dict) -> str:
+    lines = [f"calibrate Gaussian σ: {out['scheme']} steps={out['steps']} k={out['k']} epochs={out['epochs']}, "
+             f"target ε <= {out['target_epsilon']} at δ = {out['delta']}"]
+    lines.append(f"  sigma_upper = {out['sigma_upper']}  (certified: its upper ε <= target)")
+    lines.append(f"  sigma_lower = {out['sigma_lower']}  (certified: its lower ε > target, so every σ <= it misses)")
+    lines.append(f"  {out['reason']}; {len(out['probes'])} probes")
+    return "\n".join(lines)
