@@ -14,6 +14,8 @@ import numpy as np
 
 from ..errors import InvalidParameter
 
+_EPS_HALF = np.finfo(np.float64).eps / 2  # unit roundoff u
+
 DIRECTIONS = ("upper", "lower", "exact")
 #: slack allowed in invariant checks (float64 sums of up to ~1e7 terms)
 MASS_TOL = 1e-9
@@ -110,10 +112,17 @@ class PLD:
             out[i] = float(np.sum(self.masses[start:] * -np.expm1(e - self.losses[start:]))) + self.inf_mass
         return out.reshape(eps.shape) if eps.ndim else float(out[0])
 
+    def sum_rtol(self) -> float:
+        """Relative rounding bound of one `delta` evaluation: n + 1 non-negative terms, each within 3u (expm1 of
+        a difference), summed in float64 (≤ (n + 1)u, Higham 2002 §4.2); inflated by 1%."""
+        return 1.01 * (self.masses.size + 4) * _EPS_HALF
+
     def delta_bound(self, epsilon) -> np.ndarray | float:
-        """δ(ε) moved by `float_error` in the PLD's direction (upper: +, lower: −, clipped to [0, 1])."""
+        """δ(ε) moved by `float_error` and by the rounding of its own sum in the PLD's direction (upper: up, lower:
+        down), clipped to [0, 1]."""
         sign = {"upper": 1.0, "lower": -1.0, "exact": 0.0}[self.bound]
-        return np.clip(self.delta(epsilon) + sign * self.float_error, 0.0, 1.0)
+        raw = self.delta(epsilon)
+        return np.clip(raw * (1.0 + sign * self.sum_rtol()) + sign * self.float_error, 0.0, 1.0)
 
     def epsilon(self, delta: float) -> float:
         """Smallest ε with δ(ε) ≤ delta (δ is non-increasing and continuous in ε, F2/I1).
@@ -124,7 +133,8 @@ class PLD:
         """
         if not 0 <= delta <= 1:
             raise InvalidParameter("delta", delta, "must lie in [0, 1]")
-        delta = delta + {"upper": -1.0, "lower": 1.0, "exact": 0.0}[self.bound] * self.float_error
+        sign = {"upper": -1.0, "lower": 1.0, "exact": 0.0}[self.bound]
+        delta = (delta + sign * self.float_error) / (1.0 - sign * self.sum_rtol())
         if delta <= 0 and self.bound == "upper":
             return float("inf")  # the float budget alone exceeds the target: no finite certified ε
         if self.inf_mass > delta:
