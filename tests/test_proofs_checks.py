@@ -36,3 +36,15 @@ def test_markdown_table_lists_every_check(capsys):
     assert [line.split(" | ")[0].lstrip("| ") for line in table[2:]] == [c.id for c in CHECKS]
     assert main(["--markdown"]) == 0
     assert capsys.readouterr().out.count("\n") == len(CHECKS) + 2
+
+
+def test_verification_page_lists_the_current_table():
+    """docs/verification.md carries the runner's Markdown table verbatim (regenerate with --markdown)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "verification.md").read_text()
+    table = subprocess.run([sys.executable, "-m", "proofs_checks", "--markdown"], capture_output=True, text=True,
+                           check=True).stdout.strip()
+    assert table in page

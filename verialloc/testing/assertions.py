@@ -1,9 +1,25 @@
-"""Assertion helpers that compare accountants' outputs with clear failure messages."""
+"""Assertion helpers: soundness of any accountant against verialloc's references, and PLD comparisons.
+
+`assert_sound_upper` / `assert_sound_lower` call an accountant `fn(config, epsilon=ε, direction=d)` (returns a
+claimed δ) or `fn(config, delta=δ, direction=d)` (returns a claimed ε) and compare the claim with verialloc's
+reference for the same configuration and direction (F3: remove, add, or both = the max of the two):
+* the exact layer (`method="exact"`: enumeration, closed forms, quadrature) when it serves the request;
+* otherwise the certified PLD bracket (`method="pld"`, F55): sound float64 lower and upper bounds.
+An upper claim must be ≥ the reference's lower end, a lower claim ≤ its upper end; the check is one-sided,
+so a loose but valid bound passes and only an unsound one fails.
+"""
 from __future__ import annotations
 
+import math
+
+import mpmath as mp
 import numpy as np
 
+from ..config import Config
+from ..errors import UnsupportedRequest
 from ..numeric.pld import PLD
+from ..result import Bracket
+from ..validation import direction as check_direction
 
 
 def _merge_ties(pld: PLD, atol: float) -> PLD:
@@ -28,3 +44,121 @@ def assert_same_pld(a: PLD, b: PLD, tol: float = 1e-13, loss_atol: float = 1e-12
     np.testing.assert_allclose(a.losses, b.losses, rtol=0, atol=loss_atol, err_msg="loss values differ")
     np.testing.assert_allclose(a.masses, b.masses, rtol=0, atol=tol, err_msg="masses differ")
     assert abs(a.inf_mass - b.inf_mass) <= tol, f"+inf atoms differ: {a.inf_mass} vs {b.inf_mass}"
+
+
+# --- soundness of other accountants -------------------------------------------------------------------
+def reference(config: Config, *, epsilon=None, delta=None, direction: str = "remove", digits: int = 20,
+              method: str = "auto", pld_settings=None) -> Bracket:
+    """verialloc's reference Bracket for δ(ε) or ε(δ): method "exact", "pld", or "auto" (exact when the exact
+    layer serves the request, else pld); a Bracket passed as `method` is returned as is (precomputed).
+    `pld_settings`: a `numeric.accountant.Settings` for the pld method."""
+    from .. import api  # late import: api imports every method module
+
+    if isinstance(method, Bracket):
+        return method
+    quantity, value = _quantity(epsilon, delta)
+    ask = api.delta if quantity == "delta" else api.epsilon
+    d = check_direction(direction)
+    if method in ("auto", "exact"):
+        try:
+            return ask(config, value, direction=d, method="exact", digits=digits)
+        except UnsupportedRequest:
+            if method == "exact":
+                raise
+    options = {} if pld_settings is None else {"settings": pld_settings}
+    return ask(config, value, direction=d, method="pld", digits=digits, **options)
+
+
+def assert_sound_upper(fn, config: Config, *, epsilon=None, delta=None, direction: str = "remove",
+                       rtol: float = 1e-12, atol: float = 0.0, digits: int = 20, method: str = "auto",
+                       pld_settings=None, **kwargs) -> Bracket:
+    """Assert that `fn`'s claim is a valid **upper** bound: claim ≥ reference lower end − slack.
+
+    Pass exactly one of `epsilon` (fn returns δ(ε)) or `delta` (fn returns ε(δ)); fn is called as
+    fn(config, epsilon=…, direction=…, **kwargs). slack = rtol·|reference| + atol allows for the float64
+    rounding of an otherwise exact claim. `method`: "auto" | "exact" | "pld" | a precomputed reference Bracket.
+    Returns the reference Bracket.
+    """
+    return _check("upper", fn, config, epsilon, delta, direction, rtol, atol, digits, method, pld_settings, kwargs)
+
+
+def assert_sound_lower(fn, config: Config, *, epsilon=None, delta=None, direction: str = "remove",
+                       rtol: float = 1e-12, atol: float = 0.0, digits: int = 20, method: str = "auto",
+                       pld_settings=None, **kwargs) -> Bracket:
+    """Assert that `fn`'s claim is a valid **lower** bound: claim ≤ reference upper end + slack (see
+    `assert_sound_upper`)."""
+    return _check("lower", fn, config, epsilon, delta, direction, rtol, atol, digits, method, pld_settings, kwargs)
+
+
+def _quantity(epsilon, delta) -> tuple[str, object]:
+    if (epsilon is None) == (delta is None):
+        raise TypeError("pass exactly one of epsilon= (fn returns delta) or delta= (fn returns epsilon)")
+    return ("delta", epsilon) if epsilon is not None else ("epsilon", delta)
+
+
+def _check(claim: str, fn, config, epsilon, delta, direction, rtol, atol, digits, method, pld_settings, kwargs):
+    quantity, value = _quantity(epsilon, delta)
+    given = "epsilon" if quantity == "delta" else "delta"
+    raw = fn(config, **{given: value}, direction=direction, **kwargs)
+    claimed = _as_mpf(raw)
+    ref = reference(config, epsilon=epsilon, delta=delta, direction=direction, digits=digits, method=method,
+                    pld_settings=pld_settings)
+    end = ref.lower if claim == "upper" else ref.upper
+    with mp.workdps(max(digits, 15) + 30):  # the slack must not vanish in the rounding of end ± slack
+        scale = abs(end) if mp.isfinite(end) else mp.mpf(0)
+        slack = mp.mpf(rtol) * scale + mp.mpf(atol)
+        ok = claimed is not None and (claimed >= end - slack if claim == "upper" else claimed <= end + slack)
+    if ok:
+        return ref
+    name = getattr(fn, "__qualname__", None) or repr(fn)
+    side = "lower end" if claim == "upper" else "upper end"
+    relation = "below" if claim == "upper" else "above"
+    shown = "NaN or not a number" if claimed is None else mp.nstr(claimed, 12)
+    gap = "" if claimed is None else f"; the claim is {relation} it by {mp.nstr(abs(claimed - end), 6)}"
+    raise AssertionError(
+        f"unsound {claim} bound: {name} claimed {quantity}({given}={value}) = {shown} as an {claim} bound "
+        f"[direction={direction}] for {_describe(config)}, but verialloc's reference "
+        f"(method '{ref.method}', error_kind '{ref.error_kind}') is {quantity} ∈ [{mp.nstr(ref.lower, 12)}, "
+        f"{mp.nstr(ref.upper, 12)}] (certified {side} {mp.nstr(end, 12)}){gap}"
+    )
+
+
+def _as_mpf(raw):
+    """The claim as an mpf (exact binary value of a float); None for NaN or non-numbers (strings included)."""
+    if isinstance(raw, (str, bytes, bool)):
+        return None
+    try:
+        value = mp.mpf(raw) if not isinstance(raw, mp.mpf) else raw
+    except (TypeError, ValueError):
+        return None
+    if mp.isnan(value):
+        return None
+    return value
+
+
+def _describe(config: Config) -> str:
+    items = config.as_dict()
+    params = ", ".join(f"{k}={v}" for k, v in items.pop("params").items())
+    rest = ", ".join(f"{k}={v}" for k, v in items.items() if k != "mechanism")
+    return f"{items['mechanism']}({params}) {rest}"
+
+
+def domination_slack(v: dict, u: dict, *, shift=0, factor=1):
+    """Smallest β ≥ 0 with V ⪯_(shift, β) U for laws {value: mass} (F10): F̄_V(x) ≤ F̄_U(x − shift) + β for all x.
+
+    The worst x lies just below an atom a of V: β = max_a [P(V ≥ a) − P(U ≥ a − shift)]_+ (∞ − shift = ∞).
+    For exp-space laws (values e^L) pass `factor` = e^shift instead: a − shift becomes a/factor. Exact when
+    values, masses and shift/factor are Fractions.
+    """
+    worst = 0
+    for a in v:
+        moved = a if a == math.inf else (a - shift) / factor
+        worst = max(worst, sum(m for w, m in v.items() if w >= a) - sum(m for w, m in u.items() if w >= moved))
+    return worst
+
+
+def assert_stochastically_dominated(v: dict, u: dict, *, shift=0, factor=1, slack=0) -> None:
+    """Assert V ⪯_(shift, slack) U (F10; V ⪯ U when both are 0) for laws {value: mass}; see `domination_slack`."""
+    needed = domination_slack(v, u, shift=shift, factor=factor)
+    assert needed <= slack, (f"not stochastically dominated: V ⪯_(shift={shift}, beta) U needs beta = {needed} "
+                             f"> {slack}\n V = {v}\n U = {u}")
