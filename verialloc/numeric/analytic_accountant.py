@@ -22,6 +22,8 @@ from .analytic import BOUNDS, Options
 METHOD = "analytic"
 #: bisection stops when the ε bracket is this narrow (relative)
 EPS_RTOL = 1e-7
+#: absolute tolerance of the ε bisection near ε = 0 (the returned ε is checked, so this only costs tightness)
+EPS_ATOL = 1e-9
 EPS_MAX = 200.0
 
 
@@ -121,7 +123,7 @@ def _invert(config: Config, target: float, direction: str, options: Options):
             raise UnsupportedRequest("delta", target, f"no analytic bound reaches it for epsilon <= {EPS_MAX:g}")
         value, name, res = upper(hi)
     best = (hi, name, res)
-    while hi - lo > EPS_RTOL * hi:
+    while hi - lo > max(EPS_RTOL * hi, EPS_ATOL):
         mid = 0.5 * (lo + hi)
         value, name, res = upper(mid)
         if value <= target:

@@ -162,7 +162,8 @@ class PLD:
                 lo = mid
             else:
                 hi = mid
-        return hi if self.bound != "lower" else lo
+        # one ulp outward: the exact crossing may sit between hi's float neighbours
+        return float(np.nextafter(hi, np.inf)) if self.bound != "lower" else float(np.nextafter(lo, -np.inf))
 
     # --- helpers ---------------------------------------------------------------------------------
     def with_bound(self, bound: str) -> "PLD":

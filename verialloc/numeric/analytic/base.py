@@ -19,7 +19,8 @@ class BoundValue:
 class Options:
     """Knobs of the analytic bounds.
 
-    pld: grid of the Poisson PLDs (loss step, tail) used as the Poisson ingredient;
+    pld: grid of the Poisson PLDs (loss step, tail) used as the Poisson ingredient (default step 1e-3: these
+      upper PLDs are second order in the step, far tighter than the bounds they feed);
     eta_points, eta_span: the rate grid searched by the truncated-Poisson (F34) and recursive (F36) bounds,
       η = (1 + g)/m for geometric g ∈ [1e-3, min(m − 1, eta_span)] (larger η: larger Poisson PLDs);
     rate: λ of the decomposition bound (F37), None = 1/m;
@@ -28,7 +29,7 @@ class Options:
       valid by the one-sided tail bound of erratum E7).
     """
 
-    pld: Settings = Settings(loss_step=1e-4, tail=1e-15)
+    pld: Settings = Settings(loss_step=1e-3, tail=1e-15)
     eta_points: int = 12
     eta_span: float = 64.0
     rate: float | None = None
