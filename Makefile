@@ -24,7 +24,7 @@ test: $(STAMP)
 	$(PY) -m proofs_checks
 
 test-all: $(STAMP)
-	$(PY) -m pytest -q -m ''
+	HYPOTHESIS_PROFILE=deep $(PY) -m pytest -q -m ''
 	$(PY) -m proofs_checks
 
 bench: $(STAMP)

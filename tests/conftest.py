@@ -1,4 +1,4 @@
-"""Hypothesis profiles: `ci` (derandomized, bounded) is used when CI=true, else `dev`."""
+"""Hypothesis profiles: `ci` (derandomized, bounded) when CI=true, `deep` for `make test-all`, else `dev`."""
 import os
 
 from hypothesis import HealthCheck, settings
@@ -8,5 +8,5 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile("dev", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("deep", max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("deep", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") == "true" else "dev"))
