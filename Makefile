@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-all proofs bench install clean
+.PHONY: demo test test-all proofs bench compare install clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,9 @@ test-all: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
+
+compare: $(STAMP)
+	$(PY) benchmarks/compare_methods.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

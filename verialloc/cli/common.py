@@ -75,6 +75,8 @@ def bracket_json(b: Bracket, digits: int) -> dict:
     if b.error_kind == "statistical":
         out["statistics"] = {k: b.details[k] for k in ("certified", "confidence", "samples", "seed", "interval",
                                                         "estimate") if k in b.details}
+    if isinstance(b.details.get("best"), str):
+        out["bound"] = b.details["best"]  # analytic: the bound that won
     for key in ("upper_from", "lower_from"):
         if key in b.details:
             out[key] = b.details[key]

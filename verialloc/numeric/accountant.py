@@ -126,7 +126,7 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, se
     """Bracket [lower, upper] for ε(δ): the upper PLD's ε satisfies δ_upper(ε) ≤ delta (F2, I1)."""
     target = float(open_unit("delta", delta))
     d = check_direction(direction)
-    settings = _tail_for(settings, target)
+    settings = _tail_for(settings, target, config)
     floor = target if target < TINY_DELTA else None
     table = plds(config, settings, progress=progress, delta_floor=floor)
     if config.scheme == "allocation" and config.k == 1 and config.epochs == 1:
@@ -134,6 +134,7 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, se
 
     def one(dir_: str) -> Bracket:
         lo, hi = table[dir_, "lower"].epsilon(target), table[dir_, "upper"].epsilon(target)
+        lo = max(lo, math.log1p(-target))  # I1: δ(ε) ≥ 1 − e^ε > δ below ln(1 − δ)
         return _bracket("epsilon", lo, hi, dir_, table, _accuracy_notes(table[dir_, "upper"], target, hi))
 
     return one(d) if d != "both" else max_bracket(one("remove"), one("add"))
@@ -148,12 +149,12 @@ GEOMETRIC_ALPHA, GEOMETRIC_BETA = 1e-2, 1e-12
 
 
 def _heavy_tail_fallback(law, steps: int, alloc, delta_floor, notes: list, tick) -> dict:
-    """The allocation PLDs, or — when the uniform exp-grid had to shrink its window or coarsen its step (heavy
-    single-step tails, e.g. Gaussian σ ≲ 0.5) — the paper's geometric-grid PLDs (F52, F53 with E14, E15, E17),
-    whose multiplicative grid covers heavy tails at (α, β)-tightness."""
-    if not alloc.budget.warnings:
-        return alloc.plds
-    beta = GEOMETRIC_BETA if delta_floor is None else min(GEOMETRIC_BETA, 1e-3 * delta_floor)
+    """The allocation PLDs, or — when the uniform exp-grid had to shrink its window below the single-step tail
+    (heavy tails, e.g. Gaussian σ ≲ 0.5) — the paper's geometric-grid PLDs (F52, F53 with E14, E15, E17), whose
+    multiplicative grid covers heavy tails at (α, β)-tightness. Not in tail-accurate mode (delta_floor)."""
+    if delta_floor is not None or not any(w.startswith("window reduced") for w in alloc.budget.warnings):
+        return alloc.plds  # tiny targets: the geometric grid's absolute float budget would exceed them
+    beta = GEOMETRIC_BETA
     out = {}
     for d in ("remove", "add"):
         for b in ("upper", "lower"):
@@ -172,9 +173,11 @@ def _widen_window(config, settings, table, target, progress, floor):
     return table
 
 
-def _tail_for(settings: Settings, target: float) -> Settings:
-    """A truncation tail well below the target δ (at most 1e-3·δ), so truncation cannot decide the answer."""
-    return replace(settings, tail=max(min(settings.tail, 1e-3 * target), 1e-300))
+def _tail_for(settings: Settings, target: float, config: Config) -> Settings:
+    """A truncation tail well below the target δ, so truncation cannot decide the answer: the tail is truncated
+    once per composed copy (t·E Poisson steps, k·E allocation PLDs), so their total stays ≤ 1e-3·δ."""
+    copies = config.steps * config.epochs if config.scheme == "poisson" else config.k * config.epochs
+    return replace(settings, tail=max(min(settings.tail, 1e-3 * target / copies), 1e-300))
 
 
 def _accuracy_notes(upper: PLD, delta: float, eps_upper: float | None) -> list[str]:

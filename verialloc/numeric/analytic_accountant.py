@@ -9,6 +9,8 @@ k > 1 and epochs: the bounds that compose do so through F27 blocks; the others s
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import math
 
 import mpmath as mp
@@ -61,6 +63,8 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, op
     target = float(open_unit("delta", delta))
     d = check_direction(direction)
     _check_scheme(config)
+    copies = config.steps * config.k * config.epochs  # Poisson steps composed by the ingredients
+    options = replace(options, pld=replace(options.pld, tail=max(min(options.pld.tail, 1e-3 * target / copies), 1e-300)))
 
     def one(dir_: str) -> Bracket:
         hi, name, results = _invert(config, target, dir_, options)
