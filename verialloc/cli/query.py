@@ -77,7 +77,7 @@ def method_options(args) -> dict:
     settings = Settings(**{k: float(positive(k.replace("_", "-"), v)) for k, v in given.items()})
     if args.method == "analytic":
         from ..numeric.analytic import Options
-        return {"options": Options(pld=settings)}
+        return {"options": Options(pld=settings)} if given else {}
     if args.method in ("pld", "best"):
         return {"settings": settings, "progress": progress_bar()}
     return {}

@@ -64,7 +64,11 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, op
     d = check_direction(direction)
     _check_scheme(config)
     copies = config.steps * config.k * config.epochs  # Poisson steps composed by the ingredients
-    options = replace(options, pld=replace(options.pld, tail=max(min(options.pld.tail, 1e-3 * target / copies), 1e-300)))
+    def lowered(tail: float) -> float:
+        return max(min(tail, 1e-3 * target / copies), 1e-300)
+
+    options = (replace(options, tail=lowered(options.tail)) if options.pld is None
+               else replace(options, pld=replace(options.pld, tail=lowered(options.pld.tail))))
 
     def one(dir_: str) -> Bracket:
         hi, name, results = _invert(config, target, dir_, options)

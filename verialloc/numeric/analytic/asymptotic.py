@@ -39,5 +39,5 @@ def delta(config: Config, epsilon: float, direction: str, options: Options = Opt
     if 2 * free >= 1:
         not_applicable("sigma", mech.sigma, "too small for the asymptotic corollary (F43a): its additive 2δ >= 1")
     rate = rate_up(2 * k / t)
-    value = up(float(poisson_delta(mech, t, rate, direction, epsilon, options.pld)) + 2 * free)
+    value = up(float(poisson_delta(mech, t, rate, direction, epsilon, options.poisson_settings(rate))) + 2 * free)
     return BoundValue(min(value, 1.0), {"rate": rate, "free_delta": free})

@@ -15,12 +15,18 @@ class BoundValue:
     params: dict = field(default_factory=dict)
 
 
+#: Poisson rates from which the automatic ingredient grid is coarse (1e-3)
+COARSE_RATE = 0.05
+
+
 @dataclass(frozen=True)
 class Options:
     """Knobs of the analytic bounds.
 
-    pld: grid of the Poisson PLDs (loss step, tail) used as the Poisson ingredient (default step 1e-3: these
-      upper PLDs are second order in the step, far tighter than the bounds they feed);
+    pld: grid of the Poisson PLDs (loss step, tail) used as the Poisson ingredient; None (default): loss step
+      1e-4 below rate COARSE_RATE (the step must stay well below λ) and 1e-3 above it (large rates: wide PLDs,
+      and these second-order upper PLDs are far tighter than the bounds they feed), with tail `tail`;
+    tail: truncation tail of the automatic grid (epsilon() lowers it from the target δ);
     eta_points, eta_span: the rate grid searched by the truncated-Poisson (F34) and recursive (F36) bounds,
       η = (1 + g)/m for geometric g ∈ [1e-3, min(m − 1, eta_span)] (larger η: larger Poisson PLDs);
     rate: λ of the decomposition bound (F37), None = 1/m;
@@ -29,12 +35,19 @@ class Options:
       valid by the one-sided tail bound of erratum E7).
     """
 
-    pld: Settings = Settings(loss_step=1e-3, tail=1e-15)
+    pld: Settings | None = None
+    tail: float = 1e-15
     eta_points: int = 12
     eta_span: float = 64.0
     rate: float | None = None
     hoeffding: str = "cosh"
     tau_factor: int = 2
+
+    def poisson_settings(self, rate: float) -> Settings:
+        """The grid of the Poisson ingredient at this rate (see `pld`)."""
+        if self.pld is not None:
+            return self.pld
+        return Settings(loss_step=1e-4 if rate < COARSE_RATE else 1e-3, tail=self.tail)
 
     def __post_init__(self):
         if self.hoeffding not in ("cosh", "sinh"):
@@ -45,6 +58,8 @@ class Options:
             raise InvalidParameter("eta_points", self.eta_points, "must be an integer in [2, 200]")
         if not (isinstance(self.eta_span, (int, float)) and 1e-3 < self.eta_span < 1e9):
             raise InvalidParameter("eta_span", self.eta_span, "must be a number in (1e-3, 1e9)")
+        if not (isinstance(self.tail, (int, float)) and 0 < self.tail < 1e-3):
+            raise InvalidParameter("tail", self.tail, "must lie in (0, 1e-3)")
         if self.rate is not None and not (0 < self.rate <= 1):
             raise InvalidParameter("rate", self.rate, "must lie in (0, 1]")
 

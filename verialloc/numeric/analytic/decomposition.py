@@ -47,5 +47,5 @@ def delta(config: Config, epsilon: float, direction: str, options: Options = Opt
     g_remove, g_add = gammas(m, lam, epsilon)
     shifted = shifted_epsilon(g_remove, epsilon, direction)
     factor = g_remove if direction == "remove" else g_add
-    value = up(factor * float(poisson_delta(config.mechanism, m, lam, direction, shifted, options.pld)))
+    value = up(factor * float(poisson_delta(config.mechanism, m, lam, direction, shifted, options.poisson_settings(lam))))
     return BoundValue(value, {"rate": lam, "gamma": factor, "shifted_epsilon": shifted})

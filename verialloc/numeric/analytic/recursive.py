@@ -32,7 +32,7 @@ def delta(config: Config, epsilon: float, direction: str, options: Options = Opt
         not_applicable("steps/k", m, "the recursive bound (F36) needs at least 2 steps per allocation (e^{2ε'} ≤ m)")
     best = None
     for eta, eps_prime, extra in tail_terms(config, direction, options):
-        value = up(float(poisson_delta(config.mechanism, n * m, eta, direction, epsilon, options.pld)) + extra)
+        value = up(float(poisson_delta(config.mechanism, n * m, eta, direction, epsilon, options.poisson_settings(eta))) + extra)
         if best is None or value < best.value:
             best = BoundValue(min(value, 1.0), {"eta": eta, "eps_prime": eps_prime, "additive": extra})
     return best

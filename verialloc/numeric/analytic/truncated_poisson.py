@@ -31,7 +31,7 @@ def delta(config: Config, epsilon: float, direction: str, options: Options = Opt
     m, n = blocks(config)
     best = None
     for eta, extra, eps0 in additive_terms(config, options):
-        value = up(float(poisson_delta(config.mechanism, n * m, eta, direction, epsilon, options.pld)) + extra)
+        value = up(float(poisson_delta(config.mechanism, n * m, eta, direction, epsilon, options.poisson_settings(eta))) + extra)
         if best is None or value < best.value:
             best = BoundValue(min(value, 1.0), {"eta": eta, "additive": extra, "eps0": eps0})
     return best
