@@ -156,13 +156,11 @@ def _seconds(methods: list[str], cells) -> str:
 
 def compare_sigma(quick: bool) -> str:
     """[004] Fig. 1 / [000] Fig. 1: ε vs σ, δ = 1e-10, t = 1e6, Poisson λ = 1/t, local mechanism (t = 1); and
-    the same at δ = 1e-6 ([003] Fig. 1's δ) with the allocation pld bracket. At δ = 1e-10 the allocation pld
-    gives no finite upper ε at t = 1e6 (its float budget, ~1e-5, exceeds δ; docs/methods.md) after minutes,
-    so it is not run there. The last column is the smallest allocation upper in the row (what `best` returns,
-    up to analytic's grid)."""
+    the same at δ = 1e-6 ([003] Fig. 1's δ); both with the allocation pld bracket (skipped in --quick). The
+    last column is the smallest allocation upper in the row (what `best` returns, up to analytic's grid)."""
     t = 10**6
     wide = [0.8, 1.0, 2.0, 4.0] if quick else [0.6, 0.8, 1.0, 1.5, 2.0, 3.0, 5.0]
-    text = _sigma_panel(t, 1e-10, wide, False, "sigma")
+    text = _sigma_panel(t, 1e-10, wide, not quick, "sigma")
     return text + ("δ = 1e-6 panel: skipped in --quick\n" if quick else
                    _sigma_panel(t, 1e-6, [1.0, 2.0, 4.0], True, "sigma_1e-6"))
 

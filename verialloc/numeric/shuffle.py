@@ -30,6 +30,7 @@ from scipy.stats import binom
 from ..errors import InvalidParameter, UnsupportedRequest
 from ..result import Bracket
 from ..validation import integer, open_unit, positive, rate as check_rate
+from .rdp_conversion import epsilon_f18
 
 METHOD = "shuffle-rdp"
 #: largest number of partitions of λ enumerated (λ = 60 has 966,467)
@@ -201,20 +202,17 @@ def checkin_shuffle_rdp_conjectural(sigma, n, checkin_rate, order, spread) -> fl
     return float(np.logaddexp(low, high)) / (lam - 1)
 
 
-def conversion_term(order: int, delta: float) -> float:
-    """(ln(1/δ) + (λ−1) ln(1 − 1/λ) − ln λ)/(λ − 1): the F18 term of [001] eq. (4) (E23: 0 < δ < 1)."""
-    return (-math.log(delta) + (order - 1) * math.log1p(-1 / order) - math.log(order)) / (order - 1)
-
-
 def epsilon_from_rdp(rdp_of_order, delta, max_order=DEFAULT_MAX_ORDER) -> tuple[float, int]:
-    """(ε, λ*) = min over integer λ in [2, max_order] of ε(λ) + conversion_term(λ, δ) (F18, [001] eq. (4)), upper.
+    """(ε, λ*) = min over integer λ in [2, max_order] of ε(λ) + φ(λ) (F18, [001] eq. (4), rdp_conversion), upper.
 
     `rdp_of_order(λ)` must return an RDP upper bound (direction as the caller's RDP).
     """
     d = float(open_unit("delta", delta))
     top = integer("max_order", max_order, lo=2)
-    eps, lam = min((float(rdp_of_order(lam)) + conversion_term(lam, d), lam) for lam in range(2, top + 1))
-    return eps, lam
+    lams = np.arange(2, top + 1, dtype=float)
+    eps = epsilon_f18(lams, np.array([float(rdp_of_order(int(lam))) for lam in lams]), d, pad=True)
+    best = int(np.argmin(eps))
+    return float(eps[best]), int(lams[best])
 
 
 def shuffle_epsilon(sigma, n, delta, *, compositions=1, max_order=DEFAULT_MAX_ORDER) -> Bracket:
