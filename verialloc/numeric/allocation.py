@@ -553,7 +553,6 @@ def _tilted(x: _Blocks, y: _Blocks, i: np.ndarray, j: np.ndarray, theta: np.ndar
         sx, sy = lx.max(1), ly.max(1)
         xt, yt = np.exp(lx - sx[:, None]), np.exp(ly - sy[:, None])
         exponent = (sx + sy)[:, None] - theta[:, None] * np.arange(size)
-        weight = np.exp(exponent)
         magnitude = x.log_size[i] + y.log_size[j] + 2 * np.abs(theta) * BLOCK + np.abs(sx) + np.abs(sy)
         rel = (4 * magnitude + 2 * np.maximum(np.abs(exponent[:, 0]), np.abs(exponent[:, -1])) + 16) * _U
         raw = fft.irfft(fft.rfft(xt, size) * fft.rfft(yt, size), size)
@@ -561,8 +560,12 @@ def _tilted(x: _Blocks, y: _Blocks, i: np.ndarray, j: np.ndarray, theta: np.ndar
         np.maximum(raw, 0.0, out=raw)
         norms = np.maximum(np.sqrt((xt * xt).sum(1)) * yt.sum(1), xt.sum(1) * np.sqrt((yt * yt).sum(1)))
         unit = fft_error_bound(np.ones(1), np.ones(1), size)  # compose's bound per unit of the norms
-        err = ((unit * norms + 2 * BLOCK * TINY)[:, None] + 1.01 * rel[:, None] * raw) * weight + 2 * TINY
-    return raw * weight, err
+        # untilt in log space: raw underflows exactly where e^exponent overflows (0·inf would be NaN)
+        with np.errstate(divide="ignore"):
+            value = np.exp(np.log(raw) + exponent)
+            err = (np.exp(np.log(unit * norms + 2 * BLOCK * TINY)[:, None] + exponent)
+                   + np.exp(np.log(1.01 * rel[:, None] * raw) + exponent) + 2 * TINY)
+    return value, err
 
 
 def _blocked(x: np.ndarray, y: np.ndarray | None, tail: _Tail,
