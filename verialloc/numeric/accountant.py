@@ -7,7 +7,9 @@ Pipeline per direction (remove, add) and bound (upper, lower):
 * allocation, k = 1: the convex-order allocation PLDs (numeric.allocation; F23–F26) → E-fold composition;
 * allocation, k > 1: upper from the ⌊t/k⌋ reduction composed k·E times (F27, an upper bound only); lower from
   k = 1 composed E times, valid because the profile is non-decreasing in k (F30) and domination survives
-  composition (F8).
+  composition (F8);
+* Gaussian allocation: the lower end is also at least that of the summed-output Gaussian (numeric.summed_gaussian,
+  a post-processing), which is tight at k = t and dominates the k = 1 lower bound once k ≳ √t.
 `direction="both"` is the maximum over the two directions (F3).
 """
 from __future__ import annotations
@@ -27,6 +29,7 @@ from .discretize import discretize_pair, regrid
 from .geometric import allocation_pld_geometric
 from .loss_law import loss_law
 from .pld import PLD
+from . import summed_gaussian
 from .subsample import SubsampledLoss
 
 METHOD = "pld"
@@ -51,6 +54,9 @@ class Settings:
         if self.grid_step is not None and not (math.isfinite(self.grid_step) and self.grid_step > 0):
             raise InvalidParameter("grid_step", self.grid_step, "must be a finite number > 0")
 
+
+_SUMMED_NOTE = ("lower bound from the sum of all outputs, a Gaussian with noise multiplier {:.6g} "
+                "(post-processing, F8, F13)")
 
 #: targets below this switch the allocation to its tail-accurate (relative-error) convolutions
 TINY_DELTA = 1e-9
@@ -114,9 +120,15 @@ def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, se
     d = check_direction(direction)
     table = plds(config, settings, epsilon_max=abs(eps), progress=progress)
 
+    summed = summed_gaussian.delta_lower(config, eps)
+
     def one(dir_: str) -> Bracket:
         lo, hi = (float(table[dir_, b].delta_bound(eps)) for b in ("lower", "upper"))
-        return _bracket("delta", lo, hi, dir_, table, _accuracy_notes(table[dir_, "upper"], hi, None))
+        notes = _accuracy_notes(table[dir_, "upper"], hi, None)
+        if summed is not None and summed > lo:
+            lo = min(summed, hi)
+            notes.append(_SUMMED_NOTE.format(summed_gaussian.summed_sigma(config)))
+        return _bracket("delta", lo, hi, dir_, table, notes)
 
     return one(d) if d != "both" else max_bracket(one("remove"), one("add"))
 
@@ -132,10 +144,16 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, se
     if config.scheme == "allocation" and config.k == 1 and config.epochs == 1:
         table = _widen_window(config, settings, table, target, progress, floor)
 
+    summed = summed_gaussian.epsilon_lower(config, target)
+
     def one(dir_: str) -> Bracket:
         lo, hi = table[dir_, "lower"].epsilon(target), table[dir_, "upper"].epsilon(target)
         lo = max(lo, math.log1p(-target))  # I1: δ(ε) ≥ 1 − e^ε > δ below ln(1 − δ)
-        return _bracket("epsilon", lo, hi, dir_, table, _accuracy_notes(table[dir_, "upper"], target, hi))
+        notes = _accuracy_notes(table[dir_, "upper"], target, hi)
+        if summed is not None and summed > lo:
+            lo = min(summed, hi)
+            notes.append(_SUMMED_NOTE.format(summed_gaussian.summed_sigma(config)))
+        return _bracket("epsilon", lo, hi, dir_, table, notes)
 
     return one(d) if d != "both" else max_bracket(one("remove"), one("add"))
 
