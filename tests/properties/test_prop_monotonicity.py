@@ -3,7 +3,6 @@ and their consequences for every method's brackets where the exact layer stops.
 
 Exact instances: H_κ at rational κ = e^ε for all κ ≥ 0 (ε ∈ ℝ), pairs from `verialloc.testing.brute_force`.
 """
-import warnings
 from fractions import Fraction
 
 import mpmath as mp
@@ -71,14 +70,6 @@ def test_profile_non_decreasing_in_epochs_exactly(pq, t, kappa):
     pair = bf.allocation(*pq, t)
     one, two = both(pair, kappa), both(bf.product(pair, pair), kappa)
     assert one[0] <= two[0] and one[1] <= two[1]
-
-
-@given(small_pairs, st.integers(1, 2), KAPPAS)
-def test_allocation_in_t_logged_not_asserted_I8(pq, t, kappa):
-    """I8 (empirical only, not a theorem): allocation (k = 1) profile non-increasing in t. Logged as a warning."""
-    now, later = both(bf.allocation(*pq, t), kappa), both(bf.allocation(*pq, t + 1), kappa)
-    if later[0] > now[0] or later[1] > now[1]:
-        warnings.warn(f"I8 does not hold for p, q = {pq}, t = {t} → {t + 1}, κ = {kappa}: {now} → {later}")
 
 
 @given(gaussians(), gaussians(), st.integers(1, 4), st.integers(-8, 16).map(lambda n: Fraction(n, 8)))

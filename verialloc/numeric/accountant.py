@@ -125,10 +125,7 @@ def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, se
     def one(dir_: str) -> Bracket:
         lo, hi = (float(table[dir_, b].delta_bound(eps)) for b in ("lower", "upper"))
         notes = _accuracy_notes(table[dir_, "upper"], hi, None)
-        if summed is not None and summed > lo:
-            lo = min(summed, hi)
-            notes.append(_SUMMED_NOTE.format(summed_gaussian.summed_sigma(config)))
-        return _bracket("delta", lo, hi, dir_, table, notes)
+        return _bracket("delta", _raise_lower(lo, hi, summed, config, notes), hi, dir_, table, notes)
 
     return one(d) if d != "both" else max_bracket(one("remove"), one("add"))
 
@@ -150,10 +147,7 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, se
         lo, hi = table[dir_, "lower"].epsilon(target), table[dir_, "upper"].epsilon(target)
         lo = max(lo, math.log1p(-target))  # I1: δ(ε) ≥ 1 − e^ε > δ below ln(1 − δ)
         notes = _accuracy_notes(table[dir_, "upper"], target, hi)
-        if summed is not None and summed > lo:
-            lo = min(summed, hi)
-            notes.append(_SUMMED_NOTE.format(summed_gaussian.summed_sigma(config)))
-        return _bracket("epsilon", lo, hi, dir_, table, notes)
+        return _bracket("epsilon", _raise_lower(lo, hi, summed, config, notes), hi, dir_, table, notes)
 
     return one(d) if d != "both" else max_bracket(one("remove"), one("add"))
 
@@ -210,6 +204,14 @@ def _accuracy_notes(upper: PLD, delta: float, eps_upper: float | None) -> list[s
     elif delta > 0 and upper.inf_mass > 1e-2 * delta and upper.truncated > 1e-2 * delta:
         notes.append(f"accuracy limited: truncated mass {upper.truncated:.3g} counted at +inf exceeds 1% of delta={delta:g}")
     return notes
+
+
+def _raise_lower(lo: float, hi: float, summed: float | None, config: Config, notes: list) -> float:
+    """The lower end, raised to the summed-output Gaussian's bound when that is larger (noted)."""
+    if summed is None or summed <= lo:
+        return lo
+    notes.append(_SUMMED_NOTE.format(summed_gaussian.summed_sigma(config)))
+    return min(summed, hi)
 
 
 def _bracket(quantity: str, lo: float, hi: float, direction: str, table: dict, accuracy: list[str]) -> Bracket:
