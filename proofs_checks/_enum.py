@@ -1,4 +1,5 @@
-"""Exact (Fraction) enumeration helpers shared by the checks: finite pairs, their t-step schemes, laws.
+"""Exact (Fraction) enumeration helpers shared by the checks: finite pairs, their t-step schemes, laws
+(the enumerations themselves are verialloc.testing.brute_force; this module keeps the checks' list/scheme forms).
 
 A pair is two lists of Fractions (P, Q) over outputs 0..m−1. A t-step scheme is a dict
 sequence → (mass under the first distribution, mass under the second). A loss law is a dict
@@ -7,10 +8,10 @@ of losses are compared exactly without logarithms.
 """
 from __future__ import annotations
 
-import itertools
 import math
-from collections import defaultdict
 from fractions import Fraction as Fr
+
+from verialloc.testing import brute_force
 
 INF = math.inf
 
@@ -32,36 +33,23 @@ def scheme_hockey(scheme: dict, kappa, direction: str = "remove") -> Fr:
 
 
 def allocation(p, q, t: int, k: int = 1) -> dict:
-    """A_{t,k}(R;*) vs R^{⊗t}(⊥) over all output sequences (F11, F23): a uniform k-subset of steps uses P."""
-    out = {}
-    subsets = list(itertools.combinations(range(t), k))
-    for seq in itertools.product(range(len(p)), repeat=t):
-        qs = math.prod((q[i] for i in seq), start=Fr(1))
-        ps = sum((math.prod((p[y] if j in s else q[y] for j, y in enumerate(seq)), start=Fr(1))
-                  for s in subsets), Fr(0))
-        out[seq] = (ps / len(subsets), qs)
-    return out
+    """A_{t,k}(R;*) vs R^{⊗t}(⊥) over all output sequences (F11, F23), as a scheme dict."""
+    return _scheme(brute_force.allocation(p, q, t, k))
 
 
 def poisson(p, q, t: int, lam) -> dict:
-    """P_{t,λ}(R;*) = (λP + (1−λ)Q)^{⊗t} vs Q^{⊗t} (F46)."""
-    mix = [lam * x + (1 - lam) * y for x, y in zip(p, q)]
-    return {seq: (math.prod((mix[i] for i in seq), start=Fr(1)), math.prod((q[i] for i in seq), start=Fr(1)))
-            for seq in itertools.product(range(len(p)), repeat=t)}
+    """P_{t,λ}(R;*) = (λP + (1−λ)Q)^{⊗t} vs Q^{⊗t} (F46), as a scheme dict."""
+    return _scheme(brute_force.poisson(p, q, t, lam))
 
 
-def ratio(a, b):
-    """a/b as a likelihood ratio: INF where b = 0 < a."""
-    return INF if b == 0 else Fr(a) / b
+def _scheme(pair: tuple[dict, dict]) -> dict:
+    a, b = pair
+    return {y: (a[y], b[y]) for y in a}
 
 
 def loss_law(a, b) -> dict:
     """Law of ℓ(ω; A, B) under A as {ratio A/B: mass} (F1, F6); atoms with A = 0 carry no mass."""
-    law = defaultdict(Fr)
-    for x, y in zip(a, b):
-        if x:
-            law[ratio(x, y)] += x
-    return dict(law)
+    return brute_force.exp_loss_law(dict(enumerate(a)), dict(enumerate(b)))
 
 
 def scheme_law(scheme: dict, direction: str = "remove") -> dict:
@@ -70,16 +58,7 @@ def scheme_law(scheme: dict, direction: str = "remove") -> dict:
     return loss_law(a, b) if direction == "remove" else loss_law(b, a)
 
 
-def dual(law: dict) -> dict:
-    """D(L) (F7): f(−l) = f_L(l)e^{−l}, i.e. ratio x ↦ 1/x with mass f/x; f(+inf) = 1 − E[e^{−L}]."""
-    out = defaultdict(Fr)
-    for x, m in law.items():
-        if x != INF:
-            out[1 / x] += m / x
-    rest = 1 - sum(out.values(), Fr(0))
-    if rest:
-        out[INF] += rest
-    return dict(out)
+dual = brute_force.exp_dual  # D(L) (F7) in ratio space: x ↦ 1/x with mass f/x; f(+inf) = 1 − E[e^{−L}]
 
 
 def ccdf(law: dict, x) -> Fr:
