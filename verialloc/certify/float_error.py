@@ -5,10 +5,9 @@ A numeric `PLD` carries `float_error` f, an ℓ1 budget on its masses: for an "u
 float masses M. `PLD.delta` evaluates δ_M in float64; that last evaluation is not part of f on every path
 (composition and Poisson PLDs leave it out), so certify bounds it here:
 
-* each term m·(−expm1(ε − l)) has relative error ≤ 4u (subtraction u — amplified by at most x/(eˣ − 1) ≤ 1 —,
-  expm1 ≤ 1 ulp = 2u, product u), and any summation order of n non-negative terms adds ≤ γ_{n−1} (Higham,
-  Accuracy and Stability, eq. 4.4), so |δ̂ − δ_M| ≤ γ_{n+4}·δ_M ≤ η·δ̂ with η = 2(n + 8)u (n·u ≪ 1);
-  terms lost to underflow add at most n·TINY;
+* the relative rounding of the sum is `PLD.sum_rtol` (η, derived there: 4u per term plus the summation,
+  γ_{n+4}); doubled, it covers the switch from δ_M to δ̂: |δ̂ − δ_M| ≤ η·δ̂; terms lost to underflow add at
+  most n·TINY;
 * ε is read as the float64 neighbour on the safe side (δ is non-increasing in ε, I1): an upper δ is evaluated
   at a float ≤ ε, a lower δ at a float ≥ ε;
 * every float operation of the inflation itself is followed by a one-ulp step outward (`math.nextafter`).
@@ -25,7 +24,6 @@ import numpy as np
 
 from ..numeric.pld import PLD
 
-U = np.finfo(np.float64).eps / 2
 TINY = float(np.finfo(np.float64).smallest_subnormal)
 #: retries of the ε search with a tighter target when the verification fails
 RETRIES = 4
@@ -52,8 +50,8 @@ def float_up(x: Fraction) -> float:
 
 
 def eta(pld: PLD) -> float:
-    """Relative bound η on the rounding of one evaluation of δ(ε) from `pld` (module docstring)."""
-    return up(2.0 * (pld.masses.size + 9) * U)
+    """Relative bound η on the rounding of one evaluation of δ(ε) from `pld`: 2·PLD.sum_rtol, rounded up."""
+    return up(2.0 * pld.sum_rtol())
 
 
 def delta_upper(pld: PLD, epsilon: Fraction) -> float:

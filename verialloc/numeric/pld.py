@@ -113,8 +113,9 @@ class PLD:
         return out.reshape(eps.shape) if eps.ndim else float(out[0])
 
     def sum_rtol(self) -> float:
-        """Relative rounding bound of one `delta` evaluation: n + 1 non-negative terms, each within 3u (expm1 of
-        a difference), summed in float64 (≤ (n + 1)u, Higham 2002 §4.2); inflated by 1%."""
+        """Relative rounding bound of one `delta` evaluation: each term m·(−expm1(ε − l)) is within 4u
+        (subtraction u, amplified by at most x/(eˣ − 1) ≤ 1; expm1 2u; product u), and any summation order of the
+        n + 1 non-negative terms adds ≤ γ_n (Higham 2002, eq. 4.4): γ_{n+4} ≤ 1.01·(n + 4)·u while n·u ≪ 1."""
         return 1.01 * (self.masses.size + 4) * _EPS_HALF
 
     def delta_bound(self, epsilon) -> np.ndarray | float:
