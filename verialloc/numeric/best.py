@@ -36,16 +36,37 @@ def rdp(config: Config, alpha, digits: int = 30) -> Bracket:
 
 def _best(query: str, config: Config, value, direction: str, digits: int, options: dict) -> Bracket:
     d = check_direction(direction)
-    if d == "both":
-        return max_bracket(_best(query, config, value, "remove", digits, options),
-                           _best(query, config, value, "add", digits, options))
-    results, skipped = {}, {}
-    for module in COMBINED:
-        kwargs = options if module is pld else {}
+    directions = ("remove", "add") if d == "both" else (d,)
+    per_method = {module.METHOD: _answers(module, query, config, value, directions, digits, options)
+                  for module in COMBINED}
+    combined = [_combine(query, d_, {name: answers[d_] for name, answers in per_method.items()})
+                for d_ in directions]
+    return combined[0] if d != "both" else max_bracket(*combined)
+
+
+def _answers(module, query: str, config: Config, value, directions: tuple, digits: int, options: dict) -> dict:
+    """{direction: Bracket or the reason it is unsupported}; a "both" query is asked once when the method serves
+    it (pld builds both directions from one set of PLDs)."""
+    ask = getattr(module, query)
+    kwargs = options if module is pld else {}
+    if len(directions) == 2:
         try:
-            results[module.METHOD] = getattr(module, query)(config, value, d, digits, **kwargs)
+            both = ask(config, value, "both", digits, **kwargs)
+            return {d: both.details[d] for d in directions}
+        except UnsupportedRequest:
+            pass  # e.g. rdp serves remove only: ask per direction
+    out = {}
+    for d in directions:
+        try:
+            out[d] = ask(config, value, d, digits, **kwargs)
         except UnsupportedRequest as exc:
-            skipped[module.METHOD] = str(exc)
+            out[d] = str(exc)
+    return out
+
+
+def _combine(query: str, d: str, answers: dict) -> Bracket:
+    results = {name: b for name, b in answers.items() if isinstance(b, Bracket)}
+    skipped = {name: why for name, why in answers.items() if not isinstance(why, Bracket)}
     if not results:
         raise UnsupportedRequest("method", METHOD, "no float64 method serves this request: " + "; ".join(
             f"{name}: {why}" for name, why in skipped.items()))
