@@ -164,16 +164,15 @@ def _heavy_tail_fallback(law, steps: int, alloc, delta_floor, notes: list, tick)
     """The allocation PLDs, or — when the uniform exp-grid had to shrink its window below the single-step tail
     (heavy tails, e.g. Gaussian σ ≲ 0.5) — the paper's geometric-grid PLDs (F52, F53 with E14, E15, E17), whose
     multiplicative grid covers heavy tails at (α, β)-tightness. Not in tail-accurate mode (delta_floor)."""
-    if delta_floor is not None or not any(w.startswith("window reduced") for w in alloc.budget.warnings):
+    if delta_floor is not None or not alloc.budget.window_reduced:
         return alloc.plds  # tiny targets: the geometric grid's absolute float budget would exceed them
-    beta = GEOMETRIC_BETA
     out = {}
     for d in ("remove", "add"):
         for b in ("upper", "lower"):
             tick(f"geometric allocation {d} {b}")
-            out[d, b], _ = allocation_pld_geometric(law, steps, d, b, alpha=GEOMETRIC_ALPHA, beta=beta)
+            out[d, b], _ = allocation_pld_geometric(law, steps, d, b, alpha=GEOMETRIC_ALPHA, beta=GEOMETRIC_BETA)
     notes.append(f"t={steps}: heavy tails exceed the uniform exp-grid; used the geometric-grid algorithm "
-                 f"(alpha={GEOMETRIC_ALPHA:g}, beta={beta:g})")
+                 f"(alpha={GEOMETRIC_ALPHA:g}, beta={GEOMETRIC_BETA:g})")
     return out
 
 

@@ -86,6 +86,7 @@ class Budget:
     point G); dropped: Q-mass removed by the Bernstein cuts and the single-step contraction (upper, lower);
     overflow: Q-mass of S in the top bin (upper, lower); float_error: per PLD, keyed (direction, bound);
     warnings: anything that limits the attainable accuracy (window reduced, grid step enlarged);
+    window_reduced: the window had to end below the single-step tail quantile (heavy tails);
     delta_floor: smallest δ built for relative accuracy (0: default mode, absolute float budget).
     """
 
@@ -99,6 +100,7 @@ class Budget:
     overflow: tuple[float, float]
     float_error: dict = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    window_reduced: bool = False
     delta_floor: float = 0.0
 
 
@@ -181,6 +183,7 @@ def allocation(law: LossLaw, steps, *, epsilon_max: float = 0.0, grid_step: floa
     c = math.sqrt(2.0 * math.log(2 * t.bit_length() / tail))
     needed = max(t * math.exp(abs(epsilon_max)) - t * offset, t * mean + c * math.sqrt(t * second)) + h
     window = needed + max(x_tail - offset, 0.0)
+    window_reduced = False
     while True:
         plan = _plan(t, h, window, mean, second, c)
         longest = max(hi - lo + 1 for lo, hi in plan.windows.values())
@@ -188,6 +191,7 @@ def allocation(law: LossLaw, steps, *, epsilon_max: float = 0.0, grid_step: floa
             break
         if window > needed:
             window = max(needed, window - 1.05 * (longest - max_points) * h)
+            window_reduced = True
             warnings.append("window reduced below the single-step tail quantile: the lower remove bound loses "
                             "the mass beyond it")
         else:
@@ -218,6 +222,7 @@ def allocation(law: LossLaw, steps, *, epsilon_max: float = 0.0, grid_step: floa
         single_top=offset + plan.single_top * h, single_top_mass=float(up_law.masses[-1]), single_top_weight=top_weight,
         dropped=(up.dropped, low.dropped), overflow=(float(up.arr[-1]), float(low.arr[-1])),
         float_error=float_errors, warnings=tuple(dict.fromkeys(warnings)), delta_floor=delta_floor or 0.0,
+        window_reduced=window_reduced,
     )
     return Allocation(t, plds, budget)
 
