@@ -65,11 +65,13 @@ def _cells(law: LossLaw, edges: np.ndarray):
     """Q-mass and E_Q[X; ·] of the finite-ℓ part on the cells (e_i, e_{i+1}] and on the tail (e_last, ∞).
 
     Each edge uses the smaller of its CDF and SF (relative accuracy in both tails); a cell whose edges use
-    different sides is total − CDF − SF. Returns (mass, moment, tail_mass, tail_moment, error scale).
+    different sides is total − CDF − SF. Returns (mass, moment, tail_mass, tail_moment, error scale, head), head
+    the Q-mass of finite ℓ at X ≤ e_0 — from the same evaluation as the cells, so an atom sitting on the first
+    edge is counted exactly once (a second ln of the edge may round to the other side of the atom).
     """
     with np.errstate(divide="ignore"):
         y = np.log(edges)
-    out, scale = [], np.zeros(edges.size - 1)
+    out, scale, head = [], np.zeros(edges.size - 1), 0.0
     for cdf, sf, total in ((law.cdf_q, law.sf_q, 1.0 - law.q_neg_inf), (law.cdf_p, law.sf_p, 1.0 - law.p_inf)):
         lo, hi = np.asarray(cdf(y), float), np.asarray(sf(y), float)
         low = lo <= hi  # monotone: True on a prefix
@@ -79,8 +81,10 @@ def _cells(law: LossLaw, edges: np.ndarray):
         scale += weight[:-1] + weight[1:]
         tail = hi[-1] if not low[-1] else total - lo[-1]
         out.append((np.maximum(cell, 0.0), max(float(tail), 0.0)))
+        if not out[1:]:
+            head = max(float(lo[0] if low[0] else total - hi[0]), 0.0)
     (qm, qt), (mm, mt) = out
-    return qm, mm, qt, mt, scale
+    return qm, mm, qt, mt, scale, head
 
 
 def spread(law: LossLaw, h: float, top: int, offset: float = 0.0) -> GridLaw:
@@ -92,13 +96,13 @@ def spread(law: LossLaw, h: float, top: int, offset: float = 0.0) -> GridLaw:
     """
     _check(law, h, top, offset)
     g = offset + h * np.arange(top + 1)
-    q, m, tail_q, tail_m, scale = _cells(law, g)
+    q, m, tail_q, tail_m, scale, head = _cells(law, g)
     up = np.clip((m - g[:-1] * q) / h, 0.0, q)
     tail_excess = max(tail_m - g[-1] * tail_q, 0.0)
     masses = np.zeros(top + 1)
     masses[:-1] += q - up
     masses[1:] += up
-    masses[0] += law.q_neg_inf + (float(law.cdf_q(math.log(offset))) if offset > 0 else 0.0)
+    masses[0] += law.q_neg_inf + head
     masses[-1] += tail_q
     w1 = EVAL_RTOL * float(np.dot(scale, g[1:] + 1.0)) + _U * (float(np.dot(masses, g)) + tail_excess)
     return GridLaw(h, offset, masses, tail_excess, law.p_inf, 0.0, 0.0, w1, "upper")
@@ -114,7 +118,7 @@ def contract(law: LossLaw, h: float, top: int, offset: float = 0.0) -> GridLaw:
     """
     _check(law, h, top, offset)
     edges = offset + h * np.concatenate([[0.0], np.arange(top) + 0.5])
-    q, m, tail_q, tail_m, scale = _cells(law, edges)
+    q, m, tail_q, tail_m, scale, _ = _cells(law, edges)
     q, m = np.append(q, tail_q), np.append(m, tail_m)
     values, p_at, q_at = law.atoms()
     if values.size:
