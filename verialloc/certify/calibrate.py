@@ -51,8 +51,9 @@ class Calibration:
 
 
 def calibrate(template: Config, target_epsilon, delta, *, direction: str = "both", tolerance=DEFAULT_TOLERANCE,
-              budget=DEFAULT_BUDGET, progress=None) -> Calibration:
-    """Bracket the smallest σ with certified ε(δ) ≤ target_epsilon for `template` with Gaussian(σ) noise."""
+              budget=DEFAULT_BUDGET, progress=None, strict: bool = False) -> Calibration:
+    """Bracket the smallest σ with certified ε(δ) ≤ target_epsilon for `template` with Gaussian(σ) noise;
+    strict=True runs every probe with `certify(strict=True)` (rigorous bounds only)."""
     if not isinstance(template.mechanism, Gaussian):
         raise InvalidParameter("mechanism", template.mechanism.name, "calibrate searches the Gaussian noise σ")
     claim = make_claim(delta=delta, claimed_epsilon=target_epsilon)
@@ -65,7 +66,8 @@ def calibrate(template: Config, target_epsilon, delta, *, direction: str = "both
     def probe(sigma: Fraction) -> str:
         left = seconds - (time.perf_counter() - start)
         t0 = time.perf_counter()
-        cert = certify(replace(template, mechanism=Gaussian(sigma)), claim, direction, max(left, 1e-3), progress)
+        cert = certify(replace(template, mechanism=Gaussian(sigma)), claim, direction, max(left, 1e-3), progress,
+                       strict=strict)
         probes.append((sigma, cert.verdict, cert.lower, cert.upper, time.perf_counter() - t0))
         return cert.verdict
 

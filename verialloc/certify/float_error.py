@@ -14,6 +14,8 @@ float masses M. `PLD.delta` evaluates δ_M in float64; that last evaluation is n
 
 ε brackets (F2, I1): `PLD.epsilon` is used as a search only; the returned ε is then *verified* by a directed
 evaluation (upper: δ(ε_hi) ≤ δ certified, so ε(δ) ≤ ε_hi; lower: δ(ε_lo) > δ certified, so ε(δ) ≥ ε_lo).
+A lower ε of +inf (an atom at +inf above δ: disjoint supports) is verified the same way, by the certified lower δ
+beyond the last finite loss.
 """
 from __future__ import annotations
 
@@ -82,6 +84,13 @@ def epsilon_upper(pld: PLD, delta: Fraction) -> float:
     return math.inf
 
 
+def infinite_atom_exceeds(pld: PLD, delta: Fraction) -> bool:
+    """True when the certified lower δ beyond the last finite loss (there δ_M = the +inf atom, and δ is
+    non-increasing, I1) still exceeds `delta`: then δ(ε) > delta for every real ε and ε(delta) = +inf."""
+    beyond = float(pld.losses[-1]) + 1.0 if pld.masses.size else 0.0
+    return math.isfinite(beyond) and delta_lower(pld, Fraction(beyond)) > delta
+
+
 def epsilon_lower(pld: PLD, delta: Fraction) -> float:
     """Certified ε_lo with δ(ε_lo) > delta for the dominating truth, so ε(delta) ≥ ε_lo (−inf if none found)."""
     fe = pld.float_error
@@ -91,7 +100,9 @@ def epsilon_lower(pld: PLD, delta: Fraction) -> float:
         if target + fe >= 1:
             return -math.inf
         candidate = pld.epsilon(target)
-        if math.isinf(candidate):  # −inf is always sound; +inf (the inf atom exceeds target) is not verified here
+        if candidate == math.inf:  # the +inf atom exceeds target: verified at and beyond the last finite loss
+            return math.inf if infinite_atom_exceeds(pld, delta) else -math.inf
+        if math.isinf(candidate):  # −inf is always sound
             return -math.inf
         if delta_lower(pld, Fraction(candidate)) > delta:
             return candidate

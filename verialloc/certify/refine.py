@@ -8,9 +8,12 @@ Schedule (docs/certify.md):
 2. method "pld" with loss_step 1e-3 → 3e-4 → 1e-4 → 3e-5 → 1e-5, tail = min(1e-15, 1e-3·δ) with δ the target
    (ε claims) or the claim (δ claims), evaluated by `float_error` (lower and upper certified per direction, F2;
    "both" = max over directions, F3).
-The certified bracket is the intersection of every step's bracket (each is sound). Stops as soon as the verdict
-is decided, when the next step's predicted time (GROWTH × the last pld step) exceeds the remaining budget, when
-a step tightens the bracket by less than MIN_GAIN, or when the schedule ends.
+The certified bracket is the intersection of every step's bracket (each is sound, except that a quadrature
+step's error is an estimate, labelled "quadrature" in reports; ±inf ends are kept, never turned into NaN: an exact value of +inf stays [+inf, +inf]). `strict=True` intersects only rigorous brackets
+(error_kind "exact" or "bound"): a quadrature step (estimated error) is recorded but skipped, and the pld
+schedule runs after it. Stops as soon as the verdict is decided, when the next step's predicted time
+(GROWTH × the last pld step) exceeds the remaining budget, when a step tightens the bracket by less than
+MIN_GAIN, or when the schedule ends.
 """
 from __future__ import annotations
 
@@ -38,6 +41,12 @@ EXACT_MAX_COUNTS = 20_000
 GROWTH = 3.0
 MIN_GAIN = 0.05
 DEFAULT_BUDGET = 60
+#: error kinds whose brackets are bounds (docs: verialloc.result.Bracket); the others are estimates
+RIGOROUS = ("exact", "bound")
+#: worst first: the kind a combined bracket inherits from its parts
+KIND_RANK = ("statistical", "quadrature", "bound", "exact")
+#: how a step whose error is estimated, not bounded, is named in reports
+LABELS = {"quadrature": "quadrature (estimated error)", "statistical": "Monte Carlo (statistical, not a bound)"}
 
 
 @dataclass
@@ -51,6 +60,20 @@ class Step:
     seconds: float
     error_kind: str
     budget: dict
+    skipped: bool = False   # strict mode: recorded, not intersected (its error is estimated, not bounded)
+
+    @property
+    def rigorous(self) -> bool:
+        return self.error_kind in RIGOROUS
+
+    @property
+    def name(self) -> str:
+        """What certified a side: "exact", "pld", or the estimate it is ("quadrature", "statistical")."""
+        return self.method if self.rigorous else self.error_kind
+
+    @property
+    def label(self) -> str:
+        return LABELS.get(self.error_kind, self.name)
 
 
 @dataclass
@@ -70,17 +93,34 @@ class Certificate:
     budget_seconds: float
     elapsed: float
     table: dict | None = field(default=None, repr=False)  # the last PLD table (for the report's profile plot)
+    strict: bool = False
+
+    def side(self, which: str) -> Step | None:
+        """The step that certified the lower or upper end (None: no step did; the end is ∓inf)."""
+        i = self.lower_step if which == "lower" else self.upper_step
+        return self.steps[i] if i >= 0 else None
 
     @property
     def methods(self) -> dict:
-        return {"lower": self.steps[self.lower_step].method, "upper": self.steps[self.upper_step].method}
+        """Per side: "exact" or "pld" (rigorous), "quadrature" (estimated error), or "none"."""
+        return {w: s.name if (s := self.side(w)) is not None else "none" for w in ("lower", "upper")}
+
+    @property
+    def error_kinds(self) -> dict:
+        return {w: s.error_kind if (s := self.side(w)) is not None else "none" for w in ("lower", "upper")}
+
+    @property
+    def rigorous(self) -> bool:
+        """True when both ends are bounds (exact or pld), not estimates."""
+        return all((s := self.side(w)) is None or s.rigorous for w in ("lower", "upper"))
 
 
 def certify(config: Config, claim: Claim, direction: str = "both", budget=DEFAULT_BUDGET, progress=None,
-            loss_steps=LOSS_STEPS, use_exact: bool = True) -> Certificate:
+            loss_steps=LOSS_STEPS, use_exact: bool = True, strict: bool = False) -> Certificate:
     """Certified bracket and verdict for `claim` about `config`, refined within `budget` seconds (schedule above).
 
-    use_exact=False skips step 1 (pld only); loss_steps replaces the pld schedule."""
+    use_exact=False skips step 1 (pld only); loss_steps replaces the pld schedule; strict=True decides on
+    rigorous bounds only (a quadrature step is recorded as skipped and the pld schedule follows)."""
     d = check_direction(direction)
     seconds = float(positive("budget", budget))
     start = time.perf_counter()
@@ -90,11 +130,16 @@ def certify(config: Config, claim: Claim, direction: str = "both", budget=DEFAUL
 
     def record(step: Step) -> str:
         nonlocal lower, upper, lo_i, hi_i
+        step.lower, step.upper = _sane(step.lower, "lower"), _sane(step.upper, "upper")
         steps.append(step)
-        if step.lower > lower:
-            lower, lo_i = step.lower, len(steps) - 1
-        if step.upper < upper:
-            upper, hi_i = step.upper, len(steps) - 1
+        if strict and not step.rigorous:
+            step.skipped = True
+            return decide(claim.value, lower, upper)
+        i = len(steps) - 1
+        if lo_i < 0 or step.lower > lower:  # the first used step names each side, even when its end is -inf
+            lower, lo_i = step.lower, i
+        if hi_i < 0 or step.upper < upper:
+            upper, hi_i = step.upper, i
         if lower > upper:
             raise InvalidParameter("bracket", f"[{lower}, {upper}]", "certified steps disagree (lower > upper): a bug")
         return decide(claim.value, lower, upper)
@@ -103,12 +148,15 @@ def certify(config: Config, claim: Claim, direction: str = "both", budget=DEFAUL
     exact = _exact_step(config, claim, d) if use_exact and exact_is_cheap(config) else None
     if exact is not None:
         verdict = record(exact)
-        reason = "decided" if verdict != "inconclusive" else "the claim lies within the exact value's widening"
-    for loss_step in () if exact is not None else loss_steps:
+        if exact.skipped:
+            exact = None  # strict: its estimate decides nothing, the pld schedule runs
+        else:
+            reason = "decided" if verdict != "inconclusive" else "the claim lies within the exact value's widening"
+    for loss_step in () if exact is not None or verdict != "inconclusive" else loss_steps:
         if last_pld is not None and time.perf_counter() - start + GROWTH * last_pld > seconds:
             reason = f"budget: the next step would exceed {seconds:g} s"
             break
-        width = upper - lower
+        width = _width(lower, upper)
         t0 = time.perf_counter()
         step, table, eps_hint = _pld_step(config, claim, d, loss_step, eps_hint, progress)
         step.seconds = last_pld = time.perf_counter() - t0
@@ -116,11 +164,34 @@ def certify(config: Config, claim: Claim, direction: str = "both", budget=DEFAUL
         if verdict != "inconclusive":
             reason = "decided"
             break
-        if upper - lower > (1 - MIN_GAIN) * width or (mp.isinf(width) and mp.isinf(upper - lower)):
+        new = _width(lower, upper)
+        if new > (1 - MIN_GAIN) * width or (mp.isinf(width) and mp.isinf(new)):
             reason = "refinement no longer tightens the bracket (limit of the pld method here)"
             break
     return Certificate(claim, config, d, lower, upper, lo_i, hi_i, verdict, steps, reason, seconds,
-                       time.perf_counter() - start, table)
+                       time.perf_counter() - start, table, strict)
+
+
+def _sane(x, side: str) -> mp.mpf:
+    """A step's bracket end as mpf; NaN (no information) becomes the trivial end (−inf lower, +inf upper)."""
+    x = mp.mpf(x)
+    return (mp.mpf("-inf") if side == "lower" else mp.mpf("inf")) if mp.isnan(x) else x
+
+
+def _width(lower: mp.mpf, upper: mp.mpf) -> mp.mpf:
+    """upper − lower without inf − inf: equal ends (finite or both +inf) have width 0."""
+    return mp.mpf(0) if lower == upper else upper - lower
+
+
+def _widen(x: mp.mpf, sign: int) -> mp.mpf:
+    """x moved outward by the relative EXACT_WIDEN; ±inf and 0 stay (inf·widen would turn inf − inf into NaN)."""
+    return x if mp.isinf(x) or x == 0 else x + sign * abs(x) * EXACT_WIDEN
+
+
+def _kind(b) -> str:
+    """The worst error kind of a bracket and of every bracket nested in its details (KIND_RANK)."""
+    kinds = {b.error_kind} | {_kind(v) for v in b.details.values() if isinstance(v, type(b))}
+    return next((k for k in KIND_RANK if k in kinds), b.error_kind)
 
 
 def exact_is_cheap(config: Config) -> bool:
@@ -143,15 +214,13 @@ def _exact_step(config: Config, claim: Claim, direction: str) -> Step | None:
         b = query(config, claim.at, direction, EXACT_DIGITS)
     except UnsupportedRequest:
         return None
-    kind = "quadrature" if b.error_kind == "quadrature" or any(
-        isinstance(v, type(b)) and v.error_kind == "quadrature" for v in b.details.values()) else "exact"
-    lo = b.lower - abs(b.lower) * EXACT_WIDEN
-    hi = b.upper + abs(b.upper) * EXACT_WIDEN
+    kind = _kind(b)
+    lo, hi = _widen(mp.mpf(b.lower), -1), _widen(mp.mpf(b.upper), +1)
     if claim.quantity == "delta":
         lo, hi = max(lo, mp.mpf(0)), min(hi, mp.mpf(1))
     return Step("exact", {"digits": EXACT_DIGITS}, lo, hi, time.perf_counter() - t0, kind,
                 {"widening": f"relative {mp.nstr(EXACT_WIDEN, 3)} (printed digits"
-                 + (", estimated quadrature error)" if kind == "quadrature" else ")")})
+                 + (f", {LABELS.get(kind, kind)})" if kind not in RIGOROUS else ")")})
 
 
 def settings_for(claim: Claim, loss_step: float) -> Settings:

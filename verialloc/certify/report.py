@@ -1,11 +1,14 @@
 """Readable output of a certificate: JSON-ready dict, terminal text, Markdown report with a profile plot.
 
 Decimals are rounded outward (lower down, upper up; `verialloc.formatting.decimal`), so a printed bracket
-still contains the certified one.
+still contains the certified one. A printed end that decides the verdict gets more digits than asked for when
+fewer would put the claim on the wrong side of it (`shown`): a refuted claim is always below the printed lower
+end, a certified claim never below the printed upper end.
 """
 from __future__ import annotations
 
 import json
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from pathlib import Path
 
@@ -13,24 +16,69 @@ import numpy as np
 
 from ..errors import InvalidParameter
 from ..formatting import decimal
+from ..validation import to_fraction
 from . import float_error
-from .refine import Certificate, profile_table
+from .refine import LABELS, Certificate, profile_table
 
 DIGITS = 8
+#: beyond this many significant digits an end is printed exactly (a binary mpf has a terminating decimal)
+MAX_DIGITS = 40
+
+
+def shown(x, digits: int, rounding: str, claim: Fraction | None = None) -> str:
+    """`x` rounded `rounding` ("down"/"up") to `digits` significant digits, checked against the exact value; with
+    `claim`, digits are added until the printed end keeps the claim on the side the exact end does (rounding
+    down: claim < printed when claim < x; up: printed <= claim when x <= claim)."""
+    text = decimal(x, digits, rounding)
+    if text in ("+inf", "-inf", "inf") or text == "nan":
+        return text
+    exact = to_fraction("bracket", x)
+    n = digits
+    while True:
+        value = Fraction(text)
+        safe = value <= exact if rounding == "down" else value >= exact
+        agrees = claim is None or (claim < value if rounding == "down" else value <= claim) or (
+            not (claim < exact) if rounding == "down" else not (exact <= claim))
+        if safe and agrees:
+            return text
+        n += 1
+        if n > MAX_DIGITS:
+            return _exact_decimal(exact)
+        text = decimal(x, n, rounding)
+
+
+def _exact_decimal(x: Fraction) -> str:
+    """The terminating decimal of a dyadic rational (every finite binary float/mpf is one)."""
+    d = Decimal(x.numerator)
+    k = x.denominator.bit_length() - 1
+    assert x.denominator == 1 << k, "a bracket end is binary"
+    with localcontext() as ctx:
+        ctx.prec = len(str(x.numerator)) + k + 5
+        return format(d / (Decimal(2) ** k), "f")
 
 
 def certificate_json(cert: Certificate, digits: int = DIGITS) -> dict:
-    """verdict, lower, upper, method (per side), error_budget (of the sides' steps), refinement steps, claim, config."""
+    """verdict, lower, upper, method / error_kind (per side), rigorous, strict, error_budget (of the sides' steps),
+    refinement steps, claim, config. The bracket ends follow `shown` (digits added where the verdict needs them)."""
+    claim = cert.claim.value
     return {
         "command": "certify", **cert.config.as_dict(), **cert.claim.as_dict(), "direction": cert.direction,
-        "verdict": cert.verdict, "lower": decimal(cert.lower, digits, "down"), "upper": decimal(cert.upper, digits, "up"),
-        "method": cert.methods,  # per side: the step that certified it
-        "error_budget": {"lower": cert.steps[cert.lower_step].budget, "upper": cert.steps[cert.upper_step].budget},
-        "refinement": [{"method": s.method, "settings": s.settings, "lower": decimal(s.lower, digits, "down"),
-                   "upper": decimal(s.upper, digits, "up"), "seconds": round(s.seconds, 3), "error_kind": s.error_kind}
-                  for s in cert.steps],
+        "verdict": cert.verdict, "lower": shown(cert.lower, digits, "down", claim),
+        "upper": shown(cert.upper, digits, "up", claim), "digits": digits,
+        "method": cert.methods,  # per side: the step that certified it (exact | quadrature | pld | none)
+        "error_kind": cert.error_kinds,
+        "rigorous": cert.rigorous, "strict": cert.strict,
+        "error_budget": {w: s.budget if (s := cert.side(w)) is not None else {} for w in ("lower", "upper")},
+        "refinement": [{"method": s.method, "settings": s.settings, "lower": shown(s.lower, digits, "down"),
+                        "upper": shown(s.upper, digits, "up"), "seconds": round(s.seconds, 3),
+                        "error_kind": s.error_kind, "skipped": s.skipped}
+                       for s in cert.steps],
         "stop_reason": cert.stop_reason, "budget_seconds": cert.budget_seconds, "elapsed_seconds": round(cert.elapsed, 3),
     }
+
+
+def _label(name: str) -> str:
+    return LABELS.get(name, name)
 
 
 def render_text(out: dict) -> str:
@@ -38,15 +86,21 @@ def render_text(out: dict) -> str:
     q = out["quantity"]
     target = "delta" if q == "epsilon" else "epsilon"
     params = ", ".join(f"{k}={v}" for k, v in out["params"].items())
+    verdict = f"verdict: {out['verdict'].upper()}"
+    if not out.get("rigorous", True):
+        verdict += " (rests on an estimated error, not a bound; --strict decides on rigorous bounds only)"
+    elif out.get("strict"):
+        verdict += " (strict: rigorous bounds only)"
     lines = [f"{out['mechanism']}({params}), {out['scheme']} steps={out['steps']} k={out['k']} epochs={out['epochs']}"
              + (f" rate={out['rate']}" if "rate" in out else ""),
              f"claim: {q}({target}={out[target]}) <= {out['claimed']}  [direction {out['direction']}]",
-             f"certified {q}: [{out['lower']}, {out['upper']}]  (lower by {out['method']['lower']}, "
-             f"upper by {out['method']['upper']})",
-             f"verdict: {out['verdict'].upper()}", "steps:"]
+             f"certified {q}: [{out['lower']}, {out['upper']}]  (lower by {_label(out['method']['lower'])}, "
+             f"upper by {_label(out['method']['upper'])})",
+             verdict, "steps:"]
     for s in out["refinement"]:
         knobs = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in s["settings"].items())
-        lines.append(f"  {s['method']:5s} {knobs:32s} [{s['lower']}, {s['upper']}]  {s['seconds']:.2f} s ({s['error_kind']})")
+        kind = _label(s["error_kind"]) + ("; skipped: --strict" if s.get("skipped") else "")
+        lines.append(f"  {s['method']:5s} {knobs:32s} [{s['lower']}, {s['upper']}]  {s['seconds']:.2f} s ({kind})")
     lines.append(f"stopped: {out['stop_reason']} (elapsed {out['elapsed_seconds']:.1f} s of {out['budget_seconds']:g} s)")
     return "\n".join(lines)
 

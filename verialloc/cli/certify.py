@@ -2,7 +2,8 @@
 
     verialloc certify   (--config FILE.json|FILE.toml | --mechanism M [params] --steps T [...])
                         (--delta D --claimed-epsilon X | --epsilon EPS --claimed-delta Y)
-                        [--direction remove|add|both] [--budget SECONDS] [--report FILE.md] [--json]
+                        [--direction remove|add|both] [--budget SECONDS] [--strict] [--digits N]
+                        [--report FILE.md] [--json]
     verialloc calibrate (--config FILE | --steps T [--scheme ...]) --target-epsilon E --delta D
                         [--tolerance REL] [--direction ...] [--budget SECONDS] [--json]
 """
@@ -14,9 +15,10 @@ from types import SimpleNamespace
 from ..certify import calibrate, certificate_json, certify, load_config, make_claim, write_report
 from ..certify.calibrate import DEFAULT_BUDGET as CALIBRATE_BUDGET, DEFAULT_TOLERANCE
 from ..certify.refine import DEFAULT_BUDGET
-from ..certify.report import DIGITS, render_text
+from ..certify.report import DIGITS, MAX_DIGITS, render_text
 from ..errors import InvalidParameter
 from ..formatting import decimal
+from ..validation import integer
 from ..mechanisms import Gaussian
 from .common import add_config_flags, config_from_args, progress_bar
 
@@ -32,6 +34,11 @@ def register(sub) -> None:
     p.add_argument("--epsilon", help="target ε (with --claimed-delta)")
     p.add_argument("--claimed-delta", help="claimed δ in [0, 1) at --epsilon")
     p.add_argument("--budget", default=str(DEFAULT_BUDGET), help=f"seconds of refinement (default {DEFAULT_BUDGET})")
+    p.add_argument("--strict", action="store_true",
+                   help="decide on rigorous bounds only (exact or pld); skip estimated quadrature errors")
+    p.add_argument("--digits", default=str(DIGITS),
+                   help=f"significant digits of the printed bracket, rounded outward (default {DIGITS}); an end "
+                        "that decides the verdict gets more when fewer would misplace the claim")
     p.add_argument("--report", help="write a Markdown report (and a PNG profile plot next to it)")
     p.set_defaults(run=run_certify, render=render_text)
 
@@ -75,11 +82,16 @@ def run_certify(args) -> dict:
     config = _config(args)
     claim = make_claim(delta=args.delta, claimed_epsilon=args.claimed_epsilon, epsilon=args.epsilon,
                        claimed_delta=args.claimed_delta)
-    cert = certify(config, claim, args.direction, args.budget, progress=progress_bar())
-    out = certificate_json(cert, DIGITS)
+    digits = _digits(args.digits)
+    cert = certify(config, claim, args.direction, args.budget, progress=progress_bar(), strict=args.strict)
+    out = certificate_json(cert, digits)
     if args.report:
-        out["report"] = str(write_report(cert, args.report))
+        out["report"] = str(write_report(cert, args.report, digits))
     return out
+
+
+def _digits(value) -> int:
+    return integer("digits", value, 1, MAX_DIGITS)
 
 
 def run_calibrate(args) -> dict:
