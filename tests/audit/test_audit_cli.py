@@ -31,7 +31,8 @@ def test_golden_audit_json_and_markdown(fakes, tmp_path):
     out, text = run(["--accountants", "fake.correct,fake.optimistic,fake.nan,fake.loose", "--entries",
                      "gauss-s1-d1e-15", "--markdown", str(md), "--json"])
     json.dumps(out, allow_nan=False)
-    assert out["summary"] == {"OK": 1, "LOOSE": 1, "UNSAFE": 1, "ERROR": 1}
+    assert out["summary"] == {"OK": 1, "LOOSE": 1, "UNSAFE": 1, "OUTSIDE": 0, "ERROR": 1, "TIMEOUT": 0}
+    assert {r["claims"] for r in out["rows"]} == {"upper"}
     assert out["golden_versions"]["verialloc"] and out["loose_percent"] == 10
     assert "UNSAFE" in text and "fake.loose" in text
     assert "**UNSAFE**" in md.read_text()

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from verialloc.audit import ERROR, LOOSE, OK, UNSAFE, audit_one
+from verialloc.audit import ERROR, LOOSE, OK, OUTSIDE, UNSAFE, audit_one
 from verialloc.audit.adapters import registry
 
 pytestmark = pytest.mark.anchor
@@ -29,9 +29,23 @@ def test_dp_accounting_pld_delta_floor(golden_by_id):
 
 @pytest.mark.parametrize("entry_id", ["dpsgd-s1-T1e4-d1e-5", "dpsgd-s1-T1e6-d1e-5"])
 def test_dp_accounting_optimistic_pld_reports_zero(golden_by_id, entry_id):
-    """from_gaussian_mechanism(pessimistic_estimate=False) at q=1e-3, σ=1, T=1e4 and 1e6, δ=1e-5: ε = 0."""
+    """from_gaussian_mechanism(pessimistic_estimate=False) at q=1e-3, σ=1, T=1e4 and 1e6, δ=1e-5: ε = 0. A declared
+    lower end of 0 is true (not UNSAFE), only uninformative: LOOSE."""
     r = row("dp_accounting.pld-optimistic", entry_id, golden_by_id, "dp_accounting")
-    assert r.flag == UNSAFE and r.reported == 0
+    assert r.claims == "lower" and r.flag == LOOSE and r.reported == 0
+
+
+def test_dp_accounting_optimistic_pld_above_the_truth(golden_by_id):
+    """Same accountant at q=1e-3, σ=0.8, T=1e3, δ=1e-15: the declared lower end ≈ 10.46 exceeds the certified
+    upper ≈ 3.531, so it is false: UNSAFE for a lower claim."""
+    r = row("dp_accounting.pld-optimistic", "dpsgd-s0.8-T1e3-d1e-15", golden_by_id, "dp_accounting")
+    assert r.claims == "lower" and r.flag == UNSAFE and r.reported > 10
+
+
+def test_prv_estimate_is_outside_not_unsafe(golden_by_id):
+    """prv.estimate at 100 compositions of σ = 2, δ = 1e-10 is ~2e-9 relative below the exact value: OUTSIDE."""
+    r = row("prv.estimate", "gauss-s2-T100-d1e-10", golden_by_id, "prv_accountant")
+    assert r.claims == "estimate" and r.flag in (OUTSIDE, OK)
 
 
 def test_dp_accounting_pld_ok_at_moderate_delta(golden_by_id):

@@ -7,7 +7,7 @@ import math
 import mpmath as mp
 import pytest
 
-from verialloc.audit import ERROR, LOOSE, OK, UNSAFE, audit, audit_one
+from verialloc.audit import ERROR, LOOSE, OK, OUTSIDE, TIMEOUT, UNSAFE, audit, audit_one
 from verialloc.audit.adapters import Accountant, NotInstalled
 from verialloc.audit.report import summary, to_json, to_markdown, to_terminal
 from verialloc.formatting import decimal
@@ -87,6 +87,7 @@ def test_loose_percent_changes_only_loose():
 
 
 def test_time_limited_calls_run_in_a_child():
+    """A call past the time limit is killed and flagged TIMEOUT (issue #10 item 6: not an ERROR of correctness)."""
     import time
 
     def slow(config, delta):
@@ -94,7 +95,7 @@ def test_time_limited_calls_run_in_a_child():
 
     entry = reference_entry()
     row = audit_one(fake("fake.slow", slow), entry, timeout=0.5)
-    assert row.flag == ERROR and row.reason.startswith("timeout") and row.seconds < 10
+    assert row.flag == TIMEOUT and row.reason.startswith("timeout") and row.seconds < 10
     assert audit_one(FAKES["raises"], entry, timeout=20).reason == "RuntimeError: boom"
     assert audit_one(FAKES["correct"], entry, timeout=20).flag == OK
     assert audit_one(FAKES["optimistic"], entry, timeout=20).flag == UNSAFE
@@ -105,3 +106,39 @@ def test_missing_library_is_a_clear_error():
     assert not acc.installed()
     with pytest.raises(NotInstalled, match=r"pip install 'verialloc\[audit\]'"):
         audit_one(acc, reference_entry())
+
+
+def test_rows_follow_the_declared_claim(tmp_path):
+    """Issue #10 item 6: the same numbers flagged by what each adapter says they are. A lower end / estimate below
+    the truth (prv.lower, pld-optimistic, prv.estimate) is not UNSAFE; a lower end above the truth is."""
+    entry = reference_entry()
+
+    def claiming(name, fn, claims):
+        return Accountant(name, "fake-pkg", ("math",), "both", one_step_gaussian, name, epsilon=fn, claims=claims)
+
+    accs = [claiming("fake.lower-zero", lambda c, d: 0.0, "lower"),
+            claiming("fake.lower-below", lambda c, d: 0.95 * truth(c, d), "lower"),
+            claiming("fake.lower-above", lambda c, d: 1.2 * truth(c, d), "lower"),
+            claiming("fake.estimate-below", lambda c, d: 0.8 * truth(c, d), "estimate"),
+            claiming("fake.estimate-in", lambda c, d: truth(c, d), "estimate"),
+            claiming("fake.upper-below", lambda c, d: 0.8 * truth(c, d), "upper")]
+    rows = audit(accs, [entry], 10)
+    assert [(r.claims, r.flag) for r in rows] == [("lower", LOOSE), ("lower", OK), ("lower", UNSAFE),
+                                                  ("estimate", OUTSIDE), ("estimate", OK), ("upper", UNSAFE)]
+    out = to_json(rows)
+    assert out["summary"] == {OK: 2, LOOSE: 1, UNSAFE: 2, OUTSIDE: 1, ERROR: 0, TIMEOUT: 0}
+    assert [r["claims"] for r in out["rows"]] == ["lower", "lower", "lower", "estimate", "estimate", "upper"]
+    text, md = to_terminal(out["rows"], width=220), to_markdown(out["rows"])
+    assert "claims" in text and "OUTSIDE" in text and "estimate" in text and "flags:" in text
+    assert md.splitlines()[0].split(" | ")[4] == "claims" and "| estimate |" in md and "Flags:" in md
+
+
+def test_shipped_adapters_declare_their_claims():
+    """Lower ends and estimates are declared as such (docs/audit.md, Adapters); everything else is a guarantee."""
+    from verialloc.audit.adapters import registry
+    claims = {name: acc.claims for name, acc in registry().items()}
+    assert claims.pop("prv.lower") == "lower" and claims.pop("dp_accounting.pld-optimistic") == "lower"
+    assert claims.pop("prv.estimate") == "estimate"
+    assert set(claims.values()) == {"upper"}
+    with pytest.raises(ValueError):
+        Accountant("bad", "p", (), "both", one_step_gaussian, "c", epsilon=truth, claims="maybe")

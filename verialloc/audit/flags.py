@@ -1,11 +1,21 @@
-"""Audit flags: how an accountant's reported value compares with a certified bracket [lower, upper].
+"""Audit flags: how an accountant's reported value compares with a certified bracket [lower, upper] of the truth,
+given what the value *claims* (each adapter declares it, docs/audit.md):
 
-* ERROR  — the call raised, or returned a non-number, NaN, ±inf or a negative value;
-* UNSAFE — reported < certified lower: the claimed guarantee is false (the true ε or δ is larger);
-* LOOSE  — reported > certified upper · (1 + x/100): sound but more than x% above the truth;
-* OK     — otherwise.
-Comparisons are exact (Fraction of the float, decimal strings of the bracket); an infinite certified upper
-never makes a value LOOSE.
+* claim "upper" (offered as the guarantee: the true ε or δ is at most the value)
+    UNSAFE  — value < certified lower: the guarantee is false (the truth is larger);
+    LOOSE   — value > certified upper · (1 + x/100): sound but more than x% above the truth;
+* claim "lower" (a declared lower end: the truth is at least the value)
+    UNSAFE  — value > certified upper: the declared lower end is false (the truth is smaller);
+    LOOSE   — value < certified lower · (1 − x/100): sound but more than x% below the truth;
+* claim "estimate" (a point estimate, no direction promised)
+    OUTSIDE — value outside [lower, upper]: the estimate misses the truth (never UNSAFE: nothing was guaranteed);
+* any claim
+    ERROR   — the call raised, or returned a non-number, NaN, ±inf or a negative value;
+    TIMEOUT — no answer within the time limit (not a statement about correctness);
+    OK      — otherwise.
+Comparisons are exact (Fraction of the float, decimal strings of the bracket; ±inf ends stay infinite): an
+infinite certified upper never makes an upper claim LOOSE nor a lower claim UNSAFE. Percentages in the reasons
+are computed without overflow (subnormal or huge ends give "inf%" or a large finite value, never an exception).
 """
 from __future__ import annotations
 
@@ -13,16 +23,21 @@ import math
 import numbers
 from fractions import Fraction
 
-OK, LOOSE, UNSAFE, ERROR = "OK", "LOOSE", "UNSAFE", "ERROR"
-FLAGS = (OK, LOOSE, UNSAFE, ERROR)
+OK, LOOSE, UNSAFE, OUTSIDE, ERROR, TIMEOUT = "OK", "LOOSE", "UNSAFE", "OUTSIDE", "ERROR", "TIMEOUT"
+FLAGS = (OK, LOOSE, UNSAFE, OUTSIDE, ERROR, TIMEOUT)
+CLAIMS = ("upper", "lower", "estimate")
 DEFAULT_LOOSE_PERCENT = 10.0
 
 
 def exact(x) -> Fraction | float:
-    """A decimal string, int or float as an exact Fraction; infinities stay float."""
+    """A decimal string, int or float as an exact Fraction; ±infinities stay float (NaN is a ValueError)."""
     if isinstance(x, str):
-        x = x.strip().lstrip("+")
-        return math.inf if x == "inf" else Fraction(x)
+        text = x.strip().lstrip("+")
+        if text in ("inf", "infinity"):
+            return math.inf
+        if text in ("-inf", "-infinity"):
+            return -math.inf
+        return Fraction(text)
     if isinstance(x, float) and math.isinf(x):
         return x
     return Fraction(x)
@@ -42,18 +57,56 @@ def invalid(value) -> str | None:
     return None
 
 
-def classify(value, lower, upper, loose_percent: float = DEFAULT_LOOSE_PERCENT) -> tuple[str, str]:
-    """(flag, reason) of a reported `value` against the certified bracket [lower, upper]."""
-    if loose_percent < 0:
+def percent(part, whole) -> str:
+    """100·part/whole as text with 3 significant digits, for exact (Fraction) or infinite operands: never raises
+    (a ratio beyond the float range, e.g. over a subnormal end, is computed in logs; whole = 0 or ∞ is handled)."""
+    if part == 0:
+        return "0%"
+    if whole == 0 or (isinstance(part, float) and math.isinf(part)):
+        return "inf%"
+    if isinstance(whole, float) and math.isinf(whole):
+        return "0%"
+    ratio = Fraction(part) * 100 / Fraction(whole)
+    try:
+        return f"{float(ratio):.3g}%"
+    except OverflowError:  # > 1.8e308: log10 of the exact ratio, from integer logs
+        exp10 = _log10(ratio)
+        lead = 10 ** (exp10 - math.floor(exp10))
+        return f"{lead:.3g}e+{math.floor(exp10)}%"
+
+
+def _log10(x: Fraction) -> float:
+    """log10 of a positive Fraction whose float would overflow or underflow (math.log10 takes big ints)."""
+    return math.log10(x.numerator) - math.log10(x.denominator)
+
+
+def classify(value, lower, upper, loose_percent: float = DEFAULT_LOOSE_PERCENT,
+             claims: str = "upper") -> tuple[str, str]:
+    """(flag, reason) of a reported `value` that claims to be an `claims` end ("upper" | "lower" | "estimate") of
+    the truth, against the certified bracket [lower, upper] of the truth."""
+    if not loose_percent >= 0:  # also NaN
         raise ValueError("loose_percent must be >= 0")
+    if claims not in CLAIMS:
+        raise ValueError(f"claims must be one of {', '.join(CLAIMS)}")
     why = invalid(value)
     if why is not None:
         return ERROR, why
     v, lo, hi = Fraction(float(value)), exact(lower), exact(upper)
+    slack = None if math.isinf(loose_percent) else Fraction(loose_percent) / 100
+    if claims == "upper":
+        if v < lo:
+            return UNSAFE, f"{percent(lo - v, lo)} below the certified lower bound"
+        if slack is not None and hi != math.inf and v > hi * (1 + slack):
+            return LOOSE, f"{percent(v - hi, hi)} above the certified upper bound"
+        return OK, ""
+    if claims == "lower":
+        if v > hi:
+            return UNSAFE, f"declared lower end {percent(v - hi, hi)} above the certified upper bound"
+        if slack is not None and slack < 1 and lo != -math.inf and v < lo * (1 - slack):
+            return LOOSE, f"{percent(lo - v, lo)} below the certified lower bound"
+        return OK, ""
     if v < lo:
-        short = float((lo - v) / lo * 100)
-        return UNSAFE, f"{short:.3g}% below the certified lower bound"
-    if hi != math.inf and v > hi * (1 + Fraction(loose_percent) / 100):
-        excess = float((v - hi) / hi * 100) if hi > 0 else math.inf
-        return LOOSE, f"{excess:.3g}% above the certified upper bound"
+        return OUTSIDE, f"estimate {percent(lo - v, lo)} below the certified lower bound"
+    if v > hi:
+        return OUTSIDE, f"estimate {percent(v - hi, hi)} above the certified upper bound"
     return OK, ""

@@ -7,7 +7,7 @@ import time
 from dataclasses import asdict, dataclass
 
 from .adapters import Accountant, NotInstalled
-from .flags import DEFAULT_LOOSE_PERCENT, ERROR, classify, exact
+from .flags import DEFAULT_LOOSE_PERCENT, ERROR, TIMEOUT, classify, exact
 from .golden import config_of
 
 
@@ -25,6 +25,7 @@ class Row:
     reason: str
     seconds: float
     call: str
+    claims: str = "upper"  # what `reported` claims: "upper" | "lower" | "estimate" (the adapter's declaration)
 
     def as_dict(self) -> dict:
         out = asdict(self)
@@ -35,6 +36,10 @@ class Row:
 
 class ChildFailure(RuntimeError):
     """The call in the child process raised (message "Type: text") or gave no answer in time."""
+
+
+class ChildTimeout(ChildFailure):
+    """The call in the child process gave no answer within the time limit (flag TIMEOUT, not ERROR)."""
 
 
 def _child(conn, acc: Accountant, entry: dict) -> None:
@@ -57,7 +62,7 @@ def _call_limited(acc: Accountant, entry: dict, timeout: float):
     child.close()
     try:
         if not parent.poll(timeout):
-            raise ChildFailure(f"timeout: no answer within {timeout:g} s")
+            raise ChildTimeout(f"timeout: no answer within {timeout:g} s")
         status, payload = parent.recv()
     finally:
         if proc.is_alive():
@@ -70,8 +75,9 @@ def _call_limited(acc: Accountant, entry: dict, timeout: float):
 
 def audit_one(acc: Accountant, entry: dict, loose_percent: float = DEFAULT_LOOSE_PERCENT,
               timeout: float | None = None) -> Row:
-    """Call `acc` on `entry` and flag its answer; an exception (or no answer within `timeout` seconds, the call
-    then running in a child process) becomes an ERROR row. NotInstalled propagates."""
+    """Call `acc` on `entry` and flag its answer by what it claims (`acc.claims`, flags.classify); an exception
+    becomes an ERROR row, no answer within `timeout` seconds (the call then running in a child process) a
+    TIMEOUT row. NotInstalled propagates."""
     lower, upper = entry["brackets"][acc.direction]
     start = time.perf_counter()
     if not acc.installed():
@@ -81,16 +87,18 @@ def audit_one(acc: Accountant, entry: dict, loose_percent: float = DEFAULT_LOOSE
     except Exception as exc:
         seconds = time.perf_counter() - start
         reason = str(exc) if isinstance(exc, ChildFailure) else f"{type(exc).__name__}: {exc}"
+        flag = TIMEOUT if isinstance(exc, ChildTimeout) else ERROR
         return Row(acc.name, entry["id"], entry["quantity"], entry["target"], acc.direction, None, lower, upper,
-                   ERROR, reason, seconds, acc.call)
+                   flag, reason, seconds, acc.call, getattr(acc, "claims", "upper"))
     seconds = time.perf_counter() - start
-    flag, reason = classify(value, lower, upper, loose_percent)
+    claims = getattr(acc, "claims", "upper")
+    flag, reason = classify(value, lower, upper, loose_percent, claims)
     try:
         reported = float(value)
     except (TypeError, ValueError):
         reported = None
     return Row(acc.name, entry["id"], entry["quantity"], entry["target"], acc.direction, reported, lower, upper,
-               flag, reason, seconds, acc.call)
+               flag, reason, seconds, acc.call, claims)
 
 
 def audit(accountants: list[Accountant], entries: list[dict], loose_percent: float = DEFAULT_LOOSE_PERCENT,

@@ -21,7 +21,7 @@ def register(sub) -> None:
     p.add_argument("--accountants", help="comma-separated accountant names (default: all installed); see --list")
     p.add_argument("--entries", help="comma-separated golden entry ids (default: the whole golden table)")
     p.add_argument("--loose-percent", default="10", help="LOOSE when reported > certified upper by more than X%% (default 10)")
-    p.add_argument("--timeout", default="300", help="seconds per accountant call before it counts as ERROR (default 300)")
+    p.add_argument("--timeout", default="300", help="seconds per accountant call before it is flagged TIMEOUT (default 300)")
     p.add_argument("--markdown", metavar="FILE", help="also write the report as a Markdown table to FILE")
     p.add_argument("--list", action="store_true", help="list accountants (installed or not) and golden entries")
     add_config_flags(p, steps_required=False)
@@ -102,7 +102,7 @@ def run(args) -> dict:
     if args.list:
         return {"command": "audit", "list": True,
                 "accountants": [{"name": a.name, "package": a.package, "installed": a.installed(),
-                                 "direction": a.direction, "call": a.call} for a in registry().values()],
+                                 "direction": a.direction, "claims": a.claims, "call": a.call} for a in registry().values()],
                 "entries": [e["id"] for e in golden.load()["entries"]]}
     loose = float(nonnegative("loose-percent", args.loose_percent))
     accountants = _accountants(args)
@@ -125,7 +125,7 @@ def render(out: dict) -> str:
     from ..audit import report
     if out.get("list"):
         lines = ["accountants:"]
-        lines += [f"  {a['name']:32s} {'installed' if a['installed'] else 'missing  '} {a['package']:18s} {a['direction']}"
-                  for a in out["accountants"]]
+        lines += [f"  {a['name']:32s} {'installed' if a['installed'] else 'missing  '} {a['package']:18s} "
+                  f"{a['direction']:6s} claims {a['claims']}" for a in out["accountants"]]
         return "\n".join(lines + ["golden entries:"] + [f"  {e}" for e in out["entries"]])
     return report.to_terminal(out["rows"])

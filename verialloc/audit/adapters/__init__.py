@@ -4,7 +4,9 @@ third-party accountant and returns that library's ε (or δ) as a float, untouch
 One module per library; each defines `ACCOUNTANTS`, a list of `Accountant`. Libraries are imported lazily,
 inside the call; a missing one raises `NotInstalled` ("pip install 'verialloc[audit]'").
 `direction` is the neighbouring relation the library's number claims to cover (F3: "both" = add-or-remove DP),
-so it is compared with the certified bracket of that direction.
+so it is compared with the certified bracket of that direction. `claims` is what the number claims about the
+true value, as the library presents it: "upper" (a guarantee: truth ≤ value), "lower" (a declared lower end:
+truth ≥ value) or "estimate" (a point estimate with no direction); the audit flag follows from it (flags.py).
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from typing import Callable
 from ...config import Config
 from ...errors import UnsupportedRequest
 from ...mechanisms import Gaussian
+from ..flags import CLAIMS
 
 MODULES = ("dp_accounting_adapter", "prv_adapter", "opacus_adapter", "pld_accounting_adapter",
            "random_allocation_adapter")
@@ -41,6 +44,11 @@ class Accountant:
     call: str             # the library call, for reports and docs
     epsilon: Callable[[Config, float], float] | None = None
     delta: Callable[[Config, float], float] | None = None
+    claims: str = "upper"  # "upper" | "lower" | "estimate": what the returned value claims (flags.CLAIMS)
+
+    def __post_init__(self):
+        if self.claims not in CLAIMS:
+            raise ValueError(f"Accountant {self.name}: claims must be one of {', '.join(CLAIMS)}, not {self.claims!r}")
 
     def installed(self) -> bool:
         return all(importlib.util.find_spec(m) is not None for m in self.modules)

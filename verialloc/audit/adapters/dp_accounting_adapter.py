@@ -4,8 +4,8 @@
   SelfComposedDpEvent(PoissonSampledDpEvent(q, GaussianDpEvent(σ)), T); get_epsilon(δ) / get_delta(ε).
   A pessimistic estimate (claims an upper bound on add-or-remove DP).
 * dp_accounting.pld-optimistic: from_gaussian_mechanism(σ, sampling_prob=q, pessimistic_estimate=False,
-  use_connect_dots=False) self-composed T times, get_epsilon_for_delta — an optimistic (lower) estimate,
-  audited as if reported as ε.
+  use_connect_dots=False) self-composed T times, get_epsilon_for_delta — the optimistic discretization, a
+  declared lower end (claims "lower": unsafe only above the certified upper).
 * dp_accounting.rdp: RdpAccountant() on the same event, get_epsilon(δ).
 dp_accounting 0.6.0 ships no random-allocation accountant; allocation is served only with k = t.
 """
@@ -49,10 +49,10 @@ def _serves(config) -> bool:
 ACCOUNTANTS = [
     Accountant("dp_accounting.pld", PACKAGE, MODULE, "both", _serves,
                f"PLDAccountant(value_discretization_interval={DISCRETIZATION:g}).compose(Poisson Gaussian event)",
-               epsilon=lambda c, d: _pld(c).get_epsilon(d), delta=lambda c, e: _pld(c).get_delta(e)),
+               epsilon=lambda c, d: _pld(c).get_epsilon(d), delta=lambda c, e: _pld(c).get_delta(e), claims="upper"),
     Accountant("dp_accounting.pld-optimistic", PACKAGE, MODULE, "both", _serves,
                "from_gaussian_mechanism(pessimistic_estimate=False, use_connect_dots=False).self_compose(T)",
-               epsilon=_optimistic_epsilon),
+               epsilon=_optimistic_epsilon, claims="lower"),
     Accountant("dp_accounting.rdp", PACKAGE, MODULE, "both", _serves,
-               "RdpAccountant().compose(Poisson Gaussian event).get_epsilon", epsilon=_rdp_epsilon),
+               "RdpAccountant().compose(Poisson Gaussian event).get_epsilon", epsilon=_rdp_epsilon, claims="upper"),
 ]

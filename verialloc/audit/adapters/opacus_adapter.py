@@ -5,6 +5,8 @@
 * opacus.prv: PRVAccountant (eps_error=0.01, delta_error=δ/1000; returns the PRV upper bound);
 * opacus.gdp: GaussianAccountant (Gaussian-DP CLT approximation, poisson=True) — opacus itself warns that it
   can underestimate.
+All three claim "upper": opacus returns each through the same `get_epsilon` that `make_private` reports as the
+training run's guarantee (GDP included, its warning notwithstanding), so a value below the truth is UNSAFE.
 """
 from __future__ import annotations
 
@@ -35,6 +37,6 @@ def _serves(config) -> bool:
 
 ACCOUNTANTS = [
     Accountant(f"opacus.{kind}", PACKAGE, MODULE, "both", _serves, f"{cls}(); history=[(σ, q, T)]; get_epsilon(δ)",
-               epsilon=_epsilon(kind))
+               epsilon=_epsilon(kind), claims="upper")
     for kind, cls in (("rdp", "RDPAccountant"), ("prv", "PRVAccountant"), ("gdp", "GaussianAccountant"))
 ]

@@ -25,5 +25,5 @@ def _serves(config) -> bool:
 ACCOUNTANTS = [
     Accountant("pld_accounting.range", PACKAGE, MODULE, "both", _serves,
                "gaussian_allocation_epsilon_range(delta, sigma, num_steps, num_selected, num_epochs)[0] (upper)",
-               epsilon=_epsilon),
+               epsilon=_epsilon, claims="upper"),
 ]

@@ -3,8 +3,9 @@
 PRVAccountant(prvs=[PoissonSubsampledGaussianMechanism(σ, q)], max_self_compositions=[T], eps_error=0.01,
 delta_error=δ/1000) — the settings of prv_accountant's own DP-SGD `Accountant` — then
 compute_epsilon(δ, [T]) → (lower, estimate, upper). For δ(ε) the accountant is built with delta_error=1e-10
-and compute_delta(ε, [T]) → (lower, estimate, upper). Each of the three numbers is audited as a row
-(prv.upper is what the library offers as the guarantee; lower/estimate show its error bars).
+and compute_delta(ε, [T]) → (lower, estimate, upper). Each of the three numbers is audited as a row and claims
+what its name says: prv.upper "upper" (the guarantee the library offers), prv.lower "lower" (its declared lower
+end), prv.estimate "estimate".
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from . import Accountant, composition, dpsgd, poisson
 PACKAGE, MODULE = "prv-accountant", ("prv_accountant",)
 EPS_ERROR = 0.01
 DELTA_ERROR_FOR_DELTA = 1e-10
-PARTS = ("lower", "estimate", "upper")
+PARTS = ("lower", "estimate", "upper")  # the tuple order; also the claims
 
 
 def _accountant(config, delta_error: float):
@@ -45,6 +46,6 @@ ACCOUNTANTS = [
     Accountant(f"prv.{name}", PACKAGE, MODULE, "both", _serves,
                f"PRVAccountant(eps_error={EPS_ERROR}, delta_error=δ/1000 or {DELTA_ERROR_FOR_DELTA:g})"
                f".compute_epsilon/compute_delta(...)[{i}] ({name})",
-               epsilon=_epsilon(i), delta=_delta(i))
+               epsilon=_epsilon(i), delta=_delta(i), claims=name)
     for i, name in enumerate(PARTS)
 ]

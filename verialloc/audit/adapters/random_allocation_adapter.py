@@ -45,11 +45,12 @@ def _serves(config) -> bool:
 
 ACCOUNTANTS = [
     Accountant("random_allocation.direct-add", PACKAGE, MODULE, "add", _serves,
-               "allocation_epsilon_direct(PrivacyParams(...), SchemeConfig(), Direction.ADD)", epsilon=_direct("ADD")),
+               "allocation_epsilon_direct(PrivacyParams(...), SchemeConfig(), Direction.ADD)", epsilon=_direct("ADD"),
+               claims="upper"),
     Accountant("random_allocation.direct", PACKAGE, MODULE, "both", _serves,
                "allocation_epsilon_direct(..., SchemeConfig(allocation_direct_alpha_orders=2..60), Direction.BOTH)",
-               epsilon=_direct("BOTH")),
+               epsilon=_direct("BOTH"), claims="upper"),
     Accountant("random_allocation.rdp-dco", PACKAGE, MODULE, "both", _serves,
                "allocation_epsilon_RDP_DCO(..., SchemeConfig(allocation_RDP_DCO_alpha_orders=2..60), Direction.BOTH)",
-               epsilon=_rdp_dco),
+               epsilon=_rdp_dco, claims="upper"),
 ]
