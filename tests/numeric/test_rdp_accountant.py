@@ -1,5 +1,4 @@
 """Method "rdp": brackets against the exact layer and brute force (I11, I16, I35), directions, validation."""
-import itertools
 import math
 from fractions import Fraction
 
@@ -13,7 +12,11 @@ from verialloc.errors import InvalidParameter, UnsupportedRequest
 from verialloc.exact.rdp import allocation_rdp, poisson_rdp
 from verialloc.mechanisms import DiscretePair, Gaussian, Laplace, RandomizedResponse
 from verialloc.numeric import rdp_accountant as ra
+from verialloc.testing import brute_force as bf
 from verialloc.testing.strategies import probability_pairs
+
+#: relative accuracy of the 50-digit brute-force references (far below one float64 ulp)
+REF_RTOL = mp.mpf(10) ** -40
 
 mechanisms = st.one_of(
     st.integers(5, 60).map(lambda i: Gaussian(Fraction(i, 10))),
@@ -46,20 +49,9 @@ def test_poisson_rdp_bracket_contains_exact(mech, steps, rate, alpha):
 
 
 def brute_force_k_allocation_rdp(p, q, steps: int, k: int, alpha: int) -> mp.mpf:
-    """R_α(A_{t,k}(*)‖Q^t): uniform k-subset S, P on S and Q elsewhere; enumeration at 40 digits (F5, F11)."""
-    with mp.workdps(40):
-        pv = [mp.mpf(x.numerator) / x.denominator for x in p]
-        qv = [mp.mpf(x.numerator) / x.denominator for x in q]
-        subsets = list(itertools.combinations(range(steps), k))
-        total = mp.mpf(0)
-        for idx in itertools.product(range(len(pv)), repeat=steps):
-            q_prob = mp.fprod(qv[i] for i in idx)
-            p_prob = mp.fsum(mp.fprod(pv[i] if m in s else qv[i] for m, i in enumerate(idx)) for s in subsets) / len(subsets)
-            if q_prob > 0:
-                total += q_prob * (p_prob / q_prob) ** alpha
-            elif p_prob > 0:
-                return mp.inf
-        return mp.log(total) / (alpha - 1)
+    """R_α(A_{t,k}(*)‖Q^t): uniform k-subset S, P on S and Q elsewhere; enumeration in rationals (F5, F11),
+    exactly 0 for P = Q, else 50 digits (brute_force.renyi)."""
+    return bf.renyi(*bf.allocation(p, q, steps, k), alpha)
 
 
 @given(probability_pairs(max_atoms=3, max_weight=4), st.sampled_from([(4, 2), (5, 2), (6, 3), (3, 3)]), st.integers(2, 12))
@@ -72,7 +64,7 @@ def test_k_allocation_bracket_contains_brute_force(pq, tk, alpha):
     if mp.isinf(exact):
         assert mp.isinf(bracket.upper)
         return
-    assert bracket.lower <= exact * (1 + mp.mpf(1e-13)) and exact <= bracket.upper * (1 + mp.mpf(1e-13))
+    assert bracket.lower <= exact * (1 + REF_RTOL) and exact <= bracket.upper * (1 + REF_RTOL)
 
 
 @given(st.integers(1, 40).map(lambda i: RandomizedResponse(Fraction(i, 20))) | probability_pairs(max_atoms=3).map(
@@ -85,7 +77,7 @@ def test_poisson_delta_both_directions_bound_exact(mech, steps, rate, eps):
     for d in ("remove", "add", "both"):
         exact = api.delta(config, eps, direction=d, method="exact", digits=15)
         bound = ra.delta(config, eps, d, alpha_max=64)
-        assert bound.upper >= exact.upper * (1 - 1e-12) and bound.lower <= exact.lower
+        assert bound.upper >= exact.lower and bound.lower <= exact.upper  # sound brackets overlap
 
 
 def test_default_search_reports_its_orders():
@@ -94,7 +86,9 @@ def test_default_search_reports_its_orders():
     assert bracket.upper >= exact.upper
     assert bracket.details["improvement_left"] <= ra.SEARCH_TOL
     assert 2 <= bracket.details["alpha"] <= bracket.details["alpha_max"]
-    assert bracket.lower == mp.mpf(math.log1p(-1e-6))
+    with mp.workdps(50):  # the trivial lower end ln(1 − δ), rounded down (within an ulp)
+        exact_lower = mp.log1p(-mp.mpf(1) / 10**6)
+        assert mp.mpf(math.nextafter(math.log1p(-1e-6), -1)) <= bracket.lower <= exact_lower
 
 
 def test_api_style_call_with_gaussian_remove():
@@ -159,3 +153,77 @@ def test_tiny_delta_bound_is_not_rounded_to_zero():
     bound = ra.delta(config, 2000, "remove")
     exact = api.delta(config, 2000, direction="remove", method="exact")
     assert 0 < exact.upper <= bound.upper < mp.mpf("1e-400")
+
+
+# --- directed rounding of the endpoints (issue #10 item 3) ----------------------------------------------
+def _rounds_up_to_nearest():
+    """ε < 0 (floats, whose exact binary value equals their repr's decimal value only up to rounding: both are
+    checked by the caller through the repr) where −expm1(ε) rounded to nearest lies above the exact 1 − e^ε:
+    the cases the old code returned as a lower end above δ."""
+    out = []
+    with mp.workdps(50):
+        for i in range(1, 400):
+            eps = -i / 8.0  # dyadic: the float is its decimal repr exactly
+            if mp.mpf(-math.expm1(eps)) > -mp.expm1(mp.mpf(eps)):
+                out.append(eps)
+    return out
+
+
+TRIVIAL_EPSILONS = ([-36.0, -1e-12, -2.0**-40, -0.1, -1.0, -700.0, -745.5, Fraction(-1, 10), Fraction(-7, 3)]
+                    + _rounds_up_to_nearest())
+
+
+def test_trivial_delta_lower_end_never_exceeds_one_minus_e_eps():
+    """I1 lower end max(0, 1 − e^ε) rounded down: <= the 50-digit value for every ε, including the ε where
+    round-to-nearest goes up (which the old `-math.expm1(eps)` returned)."""
+    assert len(TRIVIAL_EPSILONS) > 20  # enough ε where nearest rounding overshoots
+    config = Config(Gaussian(1), steps=1)
+    for eps in TRIVIAL_EPSILONS:
+        bracket = ra.delta(config, eps, "remove", alpha_max=4)
+        value = Fraction(repr(eps)) if isinstance(eps, float) else eps  # a float means its decimal repr (validation)
+        with mp.workdps(50):
+            e = mp.mpf(value.numerator) / value.denominator
+            exact = -mp.expm1(e)
+            assert bracket.lower <= exact, f"eps={eps}: lower {bracket.lower} > 1 - e^eps = {exact}"
+            assert bracket.lower >= exact * (1 - mp.mpf(2) ** -50)  # still tight: within a few ulps
+    assert ra.delta(config, Fraction(1, 10), "remove").lower == 0
+
+
+def test_trivial_epsilon_lower_end_never_exceeds_log_one_minus_delta():
+    """I1 lower end ln(1 − δ) rounded down, for decimal δ (not floats) and δ where log1p rounds up."""
+    config = Config(Gaussian(1), steps=1)
+    deltas = [Fraction(i, 1000) for i in range(1, 1000, 7)] + ["1e-6", "1e-12", "0.5", Fraction(1, 3)]
+    overshoots = 0
+    for delta in deltas:
+        d = Fraction(delta)
+        bracket = ra.epsilon(config, delta, "remove", alpha_max=4)
+        with mp.workdps(50):
+            exact = mp.log1p(-mp.mpf(d.numerator) / d.denominator)
+            overshoots += mp.mpf(math.log1p(-float(d))) > exact
+            assert bracket.lower <= exact, f"delta={delta}: lower {bracket.lower} > ln(1 - delta) = {exact}"
+            assert bracket.lower >= exact * (1 + mp.mpf(2) ** -50)
+    assert overshoots > 0  # the set contains δ where round-to-nearest overshoots
+
+
+@pytest.mark.parametrize("eps", [Fraction(1, 10), Fraction(7, 3), 3.0])
+def test_delta_upper_end_is_rounded_up(eps):
+    """σ = 1/2, t = 1 (ρ_α = 2α exactly): the upper end is >= the F18 minimum over the same orders evaluated at
+    50 digits, and the query ε is not rounded up before use (δ(ε) decreases in ε)."""
+    config = Config(Gaussian(Fraction(1, 2)), steps=1)
+    bracket = ra.delta(config, eps, "remove", alpha_max=16)
+    with mp.workdps(50):
+        e = mp.mpf(Fraction(eps).numerator) / Fraction(eps).denominator
+        orders = [1 + mp.mpf(i) / 16 for i in range(1, 16)] + [mp.mpf(a) for a in range(2, 17)]
+        logs = [(a - 1) * (2 * (a if a >= 2 else 2) - e) + a * mp.log1p(-1 / a) - mp.log(a - 1) for a in orders]
+        best = mp.exp(min(min(logs), 0))
+        assert bracket.upper >= best
+
+
+def test_identical_pair_has_exactly_zero_rdp():
+    """P = Q: R_α = 0 exactly (brute force in rationals), and the bracket is [0, 0] — not ±1e-39 noise."""
+    pq = ([Fraction(1, 3), Fraction(2, 3)], [Fraction(1, 3), Fraction(2, 3)])
+    assert bf.renyi(*bf.allocation(*pq, 4, 2), 5) == 0
+    assert bf.renyi(*bf.allocation(*pq, 2), Fraction(5, 2)) == 0
+    for alpha in (2, 5, Fraction(5, 2), Fraction(3, 2)):
+        bracket = ra.rdp(Config(DiscretePair(*pq), steps=4, k=2), alpha)
+        assert bracket.lower == 0 == bracket.upper

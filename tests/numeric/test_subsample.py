@@ -97,12 +97,16 @@ def test_subsampled_loss_law_matches_brute_force(pair, lam, direction):
     # CDFs of ℓ_λ just below and above every atom, under P_λ and Q (the atoms themselves: atomic_pld above)
     values, _, _ = law.atoms()
     probes = np.concatenate([values - 1e-9, values + 1e-9])
+    # loss-law contract (loss_law.LossLaw): cdf_p/cdf_q count finite losses only; Q's mass at loss −inf
+    # (P_λ = 0 < Q, possible only at λ = 1) is q_neg_inf and never inside cdf_q
     for y in probes:
-        below = [i for i, (x, z) in enumerate(zip(p_lam, q)) if z > 0 and (x == 0 or float_loss(x, z) <= y)]
+        below = [i for i, (x, z) in enumerate(zip(p_lam, q)) if x > 0 and z > 0 and float_loss(x, z) <= y]
         assert law.cdf_p(y) == pytest.approx(float(sum((p_lam[i] for i in below), Fraction(0))), abs=TOL)
         assert law.cdf_q(y) == pytest.approx(float(sum((q[i] for i in below), Fraction(0))), abs=TOL)
         assert law.cdf_p(y) + law.sf_p(y) + law.p_inf == pytest.approx(1.0, abs=TOL)
         assert law.cdf_q(y) + law.sf_q(y) + law.q_neg_inf == pytest.approx(1.0, abs=TOL)
+    q_neg_inf = sum((z for x, z in zip(p_lam, q) if x == 0), Fraction(0))
+    assert law.q_neg_inf == pytest.approx(float(q_neg_inf), abs=TOL)
 
 
 def test_loss_map_and_its_inverse():

@@ -12,6 +12,11 @@
   binary-powering route is slower) until the F19 monotonicity argument shows
   that larger orders can improve the bound by at most `search_tol` (relative; default 1e-3, 0 = plain F19).
   The remaining possible improvement is reported in details["improvement_left"].
+* Directed rounding (verialloc.rounding): every endpoint is rounded in its bound's direction — the trivial lower
+  ends are enclosed and rounded down, δ = e^{ln δ} is rounded up, the F18/F20 values and the curve brackets
+  are padded and rounded outwards, and the exact inputs are converted to float64 on the sound side
+  (ε and δ down for the upper ends, since δ(ε) and ε(δ) are non-increasing; a fractional α down for the
+  lower and up for the upper end; the Poisson rate up for upper and down for lower curves).
 """
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ from ..config import Config
 from ..errors import InvalidParameter, UnsupportedRequest
 from ..mechanisms import FinitePair
 from ..result import Bracket, max_bracket
+from ..rounding import exp_up, float_down, float_up, trivial_delta_lower, trivial_epsilon_lower
 from ..validation import digits as check_digits, direction as check_direction, open_unit, real
 from .log_moments import MAX_ORDER
 from .rdp_conversion import delta_bound, delta_gap, epsilon_bound, epsilon_gap, fractional_rdp
@@ -53,12 +59,18 @@ def rdp(config: Config, alpha, digits: int = 30) -> Bracket:
         raise InvalidParameter("alpha", alpha, f"must lie in (1, {MAX_ORDER}] (float64 RDP orders)")
     n = max(2, math.ceil(a))
     upper_curve = _curve(config, "remove", n)
-    lower_curve = _lower_curve(config, n) if config.scheme == "allocation" and config.k > 1 else upper_curve
+    if config.scheme == "allocation":
+        lower_curve = _lower_curve(config, n) if config.k > 1 else upper_curve
+    else:
+        lower_curve = _curve(config, "remove", n, rate_side="down")
     if a.denominator == 1:
         lo, hi = float(lower_curve.bounds()[0][n]), float(upper_curve.bounds()[1][n])
         route = "integer order (log-space generating function)" if config.scheme == "allocation" else "integer order (binomial expansion)"
     else:
-        lo, hi = fractional_rdp(lower_curve, float(a))[0], fractional_rdp(upper_curve, float(a))[1]
+        # R_α is non-decreasing in α: evaluate the lower end at float64 α' <= α, the upper end at α'' >= α
+        a_low, a_high = float_down(a), float_up(a)
+        lo = fractional_rdp(lower_curve, a_low)[0] if a_low > 1 else 0.0
+        hi = fractional_rdp(upper_curve, a_high)[1] if a_high < n else float(upper_curve.bounds()[1][n])
         route = "alpha in (1, 2): R_alpha <= R_2 (convexity, ln D_1 = 0)" if a < 2 else "F20 chord between integer orders"
     notes = [route, FLOAT_NOTE]
     if config.scheme == "allocation" and config.k > 1:
@@ -71,15 +83,16 @@ def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, al
           search_tol: float = SEARCH_TOL) -> Bracket:
     """Upper bound on δ(ε) by F18 over the searched orders; lower end trivial (I1)."""
     check_digits(digits)
-    eps = float(real("epsilon", epsilon))
+    eps = real("epsilon", epsilon)
+    eps_low = float_down(eps)  # δ(ε) is non-increasing in ε: the F18 upper bound at ε' <= ε bounds δ(ε)
+    lower = trivial_delta_lower(eps)
 
     def one(d: str) -> Bracket:
-        (log_value, order), n, gap = _search(config, d, alpha_max, search_tol, lambda c: delta_bound(c, eps),
-                                             lambda c, best: math.expm1(min(delta_gap(c, best[0], eps, MAX_ORDER), 700.0)))
-        value = mp.exp(log_value)
-        lower = min(mp.mpf(-math.expm1(eps) if eps < 0 else 0.0), value)
-        return Bracket("delta", lower, value, METHOD, d, "bound",
-                       _details(order, n, gap, "lower = max(0, 1 - e^eps) is the trivial bound (I1)"))
+        (log_value, order), n, gap = _search(config, d, alpha_max, search_tol, lambda c: delta_bound(c, eps_low),
+                                             lambda c, best: math.expm1(min(delta_gap(c, best[0], eps_low, MAX_ORDER), 700.0)))
+        value = exp_up(log_value)  # ln δ <= log_value (rounded up), e^x rounded up
+        return Bracket("delta", min(mp.mpf(lower), value), value, METHOD, d, "bound",
+                       _details(order, n, gap, "lower = max(0, 1 - e^eps) is the trivial bound (I1), rounded down"))
 
     return _per_direction(config, direction, one)
 
@@ -88,14 +101,17 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, al
             search_tol: float = SEARCH_TOL) -> Bracket:
     """Upper bound on ε(δ) by F18 over the searched orders (F19 search); lower end trivial (I1)."""
     check_digits(digits)
-    target = float(open_unit("delta", delta))
+    target = open_unit("delta", delta)
+    target_low = float_down(target)  # ε(δ) is non-increasing in δ: the F18 upper bound at δ' <= δ bounds ε(δ)
+    if target_low <= 0:
+        raise InvalidParameter("delta", delta, "must be at least the smallest positive float64")
+    lower = trivial_epsilon_lower(target)
 
     def one(d: str) -> Bracket:
-        (value, order), n, gap = _search(config, d, alpha_max, search_tol, lambda c: epsilon_bound(c, target),
-                                         lambda c, best: epsilon_gap(c, best[0], target, MAX_ORDER) / max(abs(best[0]), 1e-300))
-        lower = min(math.log1p(-target), value)
-        return Bracket("epsilon", mp.mpf(lower), mp.mpf(value), METHOD, d, "bound",
-                       _details(order, n, gap, "lower = ln(1 - delta) is the trivial bound (I1)"))
+        (value, order), n, gap = _search(config, d, alpha_max, search_tol, lambda c: epsilon_bound(c, target_low),
+                                         lambda c, best: epsilon_gap(c, best[0], target_low, MAX_ORDER) / max(abs(best[0]), 1e-300))
+        return Bracket("epsilon", mp.mpf(min(lower, value)), mp.mpf(value), METHOD, d, "bound",
+                       _details(order, n, gap, "lower = ln(1 - delta) is the trivial bound (I1), rounded down"))
 
     return _per_direction(config, direction, one)
 
@@ -119,20 +135,24 @@ def _search(config: Config, direction: str, alpha_max, search_tol, convert, rela
         n = min(2 * n, cap)
 
 
-def _curve(config: Config, direction: str, n: int) -> RdpCurve:
-    """RDP curve α = 2..n of the whole configuration in one direction (F21 compositions applied)."""
+def _curve(config: Config, direction: str, n: int, rate_side: str = "up") -> RdpCurve:
+    """RDP curve α = 2..n of the whole configuration in one direction (F21 compositions applied).
+
+    Poisson: the float64 rate is λ rounded up (rate_side="up", for upper bounds) or down ("down", for lower
+    bounds); R_α is non-decreasing in λ in both directions (I6), so the curve bounds the one at the exact λ."""
     mech = config.mechanism
     if config.scheme == "allocation":
         if direction != "remove":
             raise UnsupportedRequest("direction", direction, _NO_ADD)
         return allocation_rdp_curve(mech, config.steps // config.k, n).scaled(config.k * config.epochs)
     factor = config.steps * config.epochs
+    rate = min(float_up(config.rate), 1.0) if rate_side == "up" else float_down(config.rate)
     if direction == "remove":
-        return poisson_rdp_curve(mech, config.rate, n).scaled(factor)
+        return poisson_rdp_curve(mech, rate, n).scaled(factor)
     if not isinstance(mech, FinitePair):
         raise UnsupportedRequest("direction", direction, f"Poisson add-direction RDP is computed for finite pairs only "
                                  f"(not {mech.name}); use direction=remove, or --method pld")
-    return poisson_add_rdp_curve(mech, config.rate, n).scaled(factor)
+    return poisson_add_rdp_curve(mech, rate, n).scaled(factor)
 
 
 def _lower_curve(config: Config, n: int) -> RdpCurve:

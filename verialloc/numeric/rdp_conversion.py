@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 from ..errors import InvalidParameter
+from ..rounding import round_up
 from .log_moments import U
 from .rdp_logspace import RdpCurve
 
@@ -45,18 +46,23 @@ def orders(curve: RdpCurve) -> tuple[np.ndarray, np.ndarray]:
 
 
 def log_delta_f18(alpha: np.ndarray, rho: np.ndarray, epsilon: float, pad: bool = False) -> np.ndarray:
-    """ln of the F18 bound on δ(ε) at each order (upper bound); pad=True adds a bound on its float64 rounding."""
+    """ln of the F18 bound on δ(ε) at each order (upper bound); pad=True adds a bound on its float64 rounding
+    and rounds the padded sum up (an upper-bound endpoint)."""
     parts = ((alpha - 1) * (rho - epsilon), alpha * np.log1p(-1 / alpha), -np.log(alpha - 1))
     value = parts[0] + parts[1] + parts[2]
-    return value + 8 * U * (np.abs(parts[0]) + np.abs(rho) * alpha + abs(epsilon) * alpha + 4 + np.abs(parts[2])) if pad else value
+    if not pad:
+        return value
+    return round_up(value + 8 * U * (np.abs(parts[0]) + np.abs(rho) * alpha + abs(epsilon) * alpha + 4 + np.abs(parts[2])))
 
 
 def epsilon_f18(alpha: np.ndarray, rho: np.ndarray, delta: float, pad: bool = False) -> np.ndarray:
     """F18 bound on ε(δ) at each order: ρ_α + φ(α), φ(α) = (ln(1/δ) + (α−1) ln(1−1/α) − ln α)/(α−1);
-    pad=True adds a bound on its float64 rounding."""
+    pad=True adds a bound on its float64 rounding and rounds the padded sum up (an upper-bound endpoint)."""
     phi = (-math.log(delta) + (alpha - 1) * np.log1p(-1 / alpha) - np.log(alpha)) / (alpha - 1)
     value = rho + phi
-    return value + 8 * U * (np.abs(rho) + np.abs(phi) + (-math.log(delta) + np.log(alpha) + 2) / (alpha - 1)) if pad else value
+    if not pad:
+        return value
+    return round_up(value + 8 * U * (np.abs(rho) + np.abs(phi) + (-math.log(delta) + np.log(alpha) + 2) / (alpha - 1)))
 
 
 def delta_bound(curve: RdpCurve, epsilon: float) -> tuple[float, float]:
@@ -121,5 +127,9 @@ def fractional_rdp(curve: RdpCurve, alpha: float) -> tuple[float, float]:
     theta = alpha - lo_i
     if theta == 0:
         return float(low[lo_i]), float(up[lo_i])
+    if up[lo_i] == 0 and up[lo_i + 1] == 0:  # P = Q: the chord is exactly 0
+        return float(low[lo_i]), 0.0
+    # θ and 1 − θ are exact (α > 2 has an ulp >= 2^-51); the chord and its division by α − 1 (exact) round 4
+    # times (relative <= (1 + u)^4 − 1 < 5u, every term non-negative): margin 8u, then rounded up
     chord = (1 - theta) * (lo_i - 1) * up[lo_i] + theta * lo_i * up[lo_i + 1]
-    return float(low[lo_i]), float(chord / (alpha - 1) * (1 + 4 * 2.0**-53))
+    return float(low[lo_i]), round_up(float(chord / (alpha - 1) * (1 + 8 * U)))

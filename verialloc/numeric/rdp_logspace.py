@@ -29,6 +29,7 @@ from scipy.special import gammaln
 
 from ..errors import InvalidParameter
 from ..mechanisms import FinitePair, Mechanism
+from ..rounding import round_down, round_up
 from .log_moments import MAX_ORDER, U, LogMoments, log_moments
 
 
@@ -49,14 +50,23 @@ class RdpCurve:
         return self.values.size - 1
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """(lower, upper) arrays bracketing R_α (lower clipped at 0, R_α >= 0)."""
+        """(lower, upper) arrays bracketing R_α (lower clipped at 0, R_α >= 0), rounded outwards: the slack is
+        inflated by 8u (covering the <= 2 roundings in computing it) and values ∓ slack are rounded down / up
+        (an exact difference or sum still moves by one ulp, except where the slack is 0)."""
         finite = np.isfinite(self.values)
         slack = self.rel_err * np.where(finite, self.values, 0.0) + (0.0 if self.abs_err is None else self.abs_err)
-        return np.maximum(self.values - slack, 0.0), np.where(finite, self.values + slack, np.inf)
+        slack = slack * (1 + 8 * U)
+        exact = slack == 0
+        lower = np.where(exact, self.values, round_down(self.values - slack))
+        upper = np.where(exact, self.values, round_up(self.values + slack))
+        return np.maximum(lower, 0.0), np.where(finite, upper, np.inf)
 
     def scaled(self, factor: int) -> "RdpCurve":
-        """RDP of `factor` compositions (F21): values × factor, relative error unchanged (+1 ulp)."""
-        return RdpCurve(self.values * factor, self.rel_err + U, None if self.abs_err is None else self.abs_err * factor)
+        """RDP of `factor` compositions (F21): values × factor (one rounding, relative <= u), so the relative
+        budget becomes (rel_err + u)/(1 − u) <= (rel_err + u)(1 + 8u) with its own roundings; abs_err × factor
+        rounded up."""
+        abs_err = None if self.abs_err is None else round_up(self.abs_err * factor)
+        return RdpCurve(self.values * factor, (self.rel_err + U) * (1 + 8 * U), abs_err)
 
 
 def allocation_rdp_curve(mech: Mechanism, steps: int, alpha_max: int) -> RdpCurve:

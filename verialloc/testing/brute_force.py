@@ -2,13 +2,17 @@
 
 Pairs are (A, B): dicts output → Fraction mass (outputs of t steps are tuples). Nothing here uses floats:
 hockey-sticks are taken at rational κ = e^ε, privacy losses are kept in exp-space (x = e^ℓ = A/B, a Fraction,
-or math.inf where B = 0), so every identity below is checked exactly on its instance.
+or math.inf where B = 0), so every identity below is checked exactly on its instance. The one transcendental
+reference, `renyi` (a logarithm), is exact where it is 0 or +inf and otherwise taken at high precision from the
+exact excess D_α − 1.
 """
 from __future__ import annotations
 
 import itertools
 import math
 from fractions import Fraction
+
+import mpmath as mp
 
 
 def single(p, q) -> tuple[dict, dict]:
@@ -82,6 +86,43 @@ def moment(a: dict, b: dict, alpha: int) -> Fraction | float:
     if alpha > 1 and any(m and not b.get(y, 0) for y, m in a.items()):
         return math.inf
     return sum((m * (a.get(y, 0) / m) ** alpha for y, m in b.items() if m), Fraction(0))
+
+
+def renyi(a: dict, b: dict, alpha, dps: int = 50) -> mp.mpf:
+    """R_α(A‖B) = ln D_α / (α − 1) (F5) for a rational order α > 1, from the exact excess D_α − 1.
+
+    Exactly 0 when A = B on B's support and A has no mass elsewhere (D_α = 1, e.g. P = Q); +inf when A has mass
+    where B has none. Otherwise the logarithm (transcendental) is taken at `dps` digits of D_α − 1:
+    integer α: D_α − 1 is an exact Fraction (`moment`); non-integer α: D_α − 1 = Σ_{B>0} B·(r^α − 1 − α(r − 1))
+    with r = A/B (Σ_{B>0} A = Σ B = 1 here), a sum of non-negative terms (convexity of r ↦ r^α), so no
+    cancellation loses the digits even when D_α is close to 1.
+    """
+    alpha = Fraction(alpha)
+    if not alpha > 1:
+        raise ValueError(f"alpha must exceed 1, got {alpha}")
+    if any(m and not b.get(y, 0) for y, m in a.items()):
+        return mp.inf
+    ratios = [(m, Fraction(a.get(y, 0)) / m) for y, m in b.items() if m]
+    if all(r == 1 for _, r in ratios):
+        return mp.mpf(0)
+    if sum(Fraction(a.get(y, 0)) for y, m in b.items() if m) != sum(m for m, _ in ratios):
+        raise ValueError("A and B must have the same total mass on B's support")
+    with mp.workdps(dps + 20):
+        if alpha.denominator == 1:
+            excess = moment(a, b, int(alpha)) - 1
+            log_d = mp.log1p(mp.mpf(excess.numerator) / excess.denominator)
+        else:
+            order = mp.mpf(alpha.numerator) / alpha.denominator
+            terms = []
+            for m, r in ratios:
+                if r == 1:
+                    continue
+                rr = mp.mpf(r.numerator) / r.denominator
+                power_excess = mp.expm1(order * mp.log(rr)) if r else mp.mpf(-1)  # r^α − 1
+                terms.append(mp.mpf(m.numerator) / m.denominator * (power_excess - order * (rr - 1)))
+            log_d = mp.log1p(mp.fsum(terms))
+        value = log_d / (mp.mpf(alpha.numerator) / alpha.denominator - 1)
+    return value
 
 
 def exp_dual(law: dict) -> dict:

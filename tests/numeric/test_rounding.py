@@ -1,0 +1,76 @@
+"""verialloc.rounding: directed rounding helpers for bound endpoints, against exact rationals / 50-digit mpmath."""
+import math
+from fractions import Fraction
+
+import mpmath as mp
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verialloc.rounding import (
+    exp_up, float_down, float_up, round_down, round_up, trivial_delta_lower, trivial_epsilon_lower,
+)
+
+def two_ulps_up(x: float) -> float:
+    """Two float64 steps above x (tightness: a rounded-down value is within two ulps, subnormals included)."""
+    return math.nextafter(math.nextafter(x, math.inf), math.inf)
+
+
+rationals = st.fractions(min_value=-10**6, max_value=10**6, max_denominator=10**12)
+
+
+@given(rationals)
+@settings(max_examples=200)
+def test_float_down_and_up_are_the_neighbouring_floats(x):
+    lo, hi = float_down(x), float_up(x)
+    assert Fraction(lo) <= x <= Fraction(hi)
+    assert hi == lo if Fraction(lo) == x else hi == math.nextafter(lo, math.inf)
+
+
+def test_float_down_and_up_edge_cases():
+    assert float_down(Fraction(1, 10)) < 0.1 == float_up(Fraction(1, 10))
+    assert float_down(0.1) == 0.1 == float_up(0.1)  # a float is exact already
+    assert float_down(10**400) == 1.7976931348623157e308 and float_up(10**400) == math.inf
+    assert float_up(Fraction(1, 10**400)) == 5e-324 and float_down(Fraction(1, 10**400)) == 0.0
+    with mp.workprec(100):  # an mpf with more bits than a float
+        third = mp.mpf(1) / 3
+        assert float_down(third) < third < float_up(third) == math.nextafter(float_down(third), 1)
+
+
+def test_round_down_and_up():
+    assert round_down(1.0) < 1.0 < round_up(1.0)
+    assert round_down(math.inf) == math.inf and round_up(-math.inf) == -math.inf
+    x = np.array([0.0, 1.0, np.inf, -np.inf])
+    assert np.all(round_down(x)[:2] < x[:2]) and np.all(round_up(x)[:2] > x[:2])
+    assert np.array_equal(round_down(x)[2:], x[2:]) and np.array_equal(round_up(x)[2:], x[2:])
+
+
+@given(st.one_of(st.floats(-800, 0, allow_nan=False), rationals.filter(lambda v: v <= 0),
+                 st.integers(1, 2**20).map(lambda i: -Fraction(i, 2**60))))
+@settings(max_examples=200)
+def test_trivial_delta_lower_is_below_and_within_two_ulps(eps):
+    value = trivial_delta_lower(eps)
+    e = Fraction(eps)
+    with mp.workdps(60):
+        exact = -mp.expm1(mp.mpf(e.numerator) / e.denominator)
+        assert mp.mpf(value) <= exact <= mp.mpf(two_ulps_up(value))
+
+
+@given(st.one_of(st.floats(1e-300, 1, exclude_max=True), rationals.filter(lambda v: 0 < v < 1),
+                 st.integers(1, 2**20).map(lambda i: Fraction(i, 2**60))))
+@settings(max_examples=200)
+def test_trivial_epsilon_lower_is_below_and_within_two_ulps(delta):
+    value = trivial_epsilon_lower(delta)
+    d = Fraction(delta)
+    with mp.workdps(60):
+        exact = mp.log1p(-mp.mpf(d.numerator) / d.denominator)
+        assert mp.mpf(value) <= exact <= mp.mpf(two_ulps_up(value))
+
+
+@given(st.floats(-3000, 700))
+@settings(max_examples=200)
+def test_exp_up_is_above_and_tight(x):
+    with mp.workdps(60):
+        exact = mp.exp(mp.mpf(x))
+        assert exact <= exp_up(x) <= exact * (1 + mp.mpf(2) ** -51)
+    assert exp_up(-math.inf) == 0 and exp_up(0.0) == 1

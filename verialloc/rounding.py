@@ -1,0 +1,152 @@
+"""Directed rounding of the float64 values that become bound endpoints.
+
+A lower end must be <= the quantity it bounds and an upper end >= it, also after rounding to float64, so every
+endpoint is rounded in its bound's direction (never to nearest):
+
+* `round_down(x)` / `round_up(x)`: one step of `nextafter` towards −inf / +inf (floats or numpy arrays; ±inf and
+  NaN unchanged). Use them on a float result of round-to-nearest operations whose exact value is the bound.
+* `float_down(v)` / `float_up(v)`: the largest float <= v / smallest float >= v, exactly, for v an int, Fraction,
+  float or mpf (no step when v is a float already).
+* `trivial_delta_lower(eps)`: a float <= max(0, 1 − e^ε) (the trivial lower bound on δ(ε), I1).
+* `trivial_epsilon_lower(delta)`: a float <= ln(1 − δ) (the trivial lower bound on ε(δ), I1).
+* `exp_up(x)`: an mpf >= e^x with a 53-bit mantissa and unbounded exponent (upper δ from an upper ln δ, kept
+  positive below the float64 range).
+
+Transcendental values are enclosed by mpmath interval arithmetic (outward rounding), or, for arguments below
+2^-30 where that enclosure loses relative accuracy, by exact alternating-series bounds in rationals.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath as mp
+import numpy as np
+
+__all__ = ["round_down", "round_up", "float_down", "float_up", "trivial_delta_lower", "trivial_epsilon_lower",
+           "exp_up"]
+
+#: bits of the interval enclosures (their relative width is far below one float64 ulp)
+_PREC = 160
+#: below this |argument|, the series bounds are used (their relative gap is < 2^-60)
+_SMALL = Fraction(1, 2**30)
+
+
+def round_down(x):
+    """nextafter(x, −inf) for a float or numpy array; ±inf and NaN are returned unchanged."""
+    if isinstance(x, np.ndarray):
+        return np.where(np.isfinite(x), np.nextafter(x, -np.inf), x)
+    x = float(x)
+    return math.nextafter(x, -math.inf) if math.isfinite(x) else x
+
+
+def round_up(x):
+    """nextafter(x, +inf) for a float or numpy array; ±inf and NaN are returned unchanged."""
+    if isinstance(x, np.ndarray):
+        return np.where(np.isfinite(x), np.nextafter(x, np.inf), x)
+    x = float(x)
+    return math.nextafter(x, math.inf) if math.isfinite(x) else x
+
+
+def _exact(v) -> Fraction | float:
+    """v as an exact Fraction (±inf / NaN as floats)."""
+    if isinstance(v, mp.mpf):
+        if not mp.isfinite(v):
+            return float(v)
+        return _raw_fraction(v._mpf_)
+    if isinstance(v, float) and not math.isfinite(v):
+        return v
+    return Fraction(v)
+
+
+def float_down(v) -> float:
+    """The largest float64 <= v (v: int, Fraction, float or mpf; exact comparison, no double rounding)."""
+    x = _exact(v)
+    if isinstance(x, float):
+        return x
+    f = _nearest(x)
+    if (Fraction(f) > x) if math.isfinite(f) else f > 0:
+        f = math.nextafter(f, -math.inf)
+    return f
+
+
+def float_up(v) -> float:
+    """The smallest float64 >= v (v: int, Fraction, float or mpf)."""
+    x = _exact(v)
+    if isinstance(x, float):
+        return x
+    f = _nearest(x)
+    if (Fraction(f) < x) if math.isfinite(f) else f < 0:
+        f = math.nextafter(f, math.inf)
+    return f
+
+
+def _nearest(x: Fraction) -> float:
+    """x rounded to nearest (correctly rounded, subnormals included); ±inf beyond the float64 range."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
+
+
+def _raw_fraction(raw) -> Fraction:
+    """A finite raw mpf tuple as an exact Fraction (not through mp.mpf, which would round to mp.prec)."""
+    sign, man, exp, _ = raw
+    return Fraction((-1) ** sign * man) * Fraction(2) ** exp
+
+
+def _enclose(fn, x) -> tuple[tuple, tuple]:
+    """Raw mpf tuples (lower, upper) enclosing fn(X) over an interval X containing the rational x."""
+    old = mp.iv.prec
+    mp.iv.prec = _PREC
+    try:
+        arg = mp.iv.mpf(x.numerator) / mp.iv.mpf(x.denominator)
+        return fn(mp.iv, arg)._mpi_
+    finally:
+        mp.iv.prec = old
+
+
+def trivial_delta_lower(eps) -> float:
+    """A float64 <= max(0, 1 − e^ε): the trivial lower bound on δ(ε) (I1), rounded down.
+
+    |ε| < 2^-30: 1 − e^ε >= −ε − ε²/2 (e^x <= 1 + x + x²/2 for x <= 0); else an interval enclosure of 1 − e^ε.
+    """
+    x = _exact(eps)
+    if isinstance(x, float):  # ±inf (NaN is rejected by the callers' validation)
+        return 1.0 if x < 0 else 0.0
+    if x >= 0:
+        return 0.0
+    if -x < _SMALL:
+        low = -x - x * x / 2
+    else:
+        low = _raw_fraction(_enclose(lambda ctx, a: 1 - ctx.exp(a), x)[0])
+    return max(0.0, float_down(low))
+
+
+def trivial_epsilon_lower(delta) -> float:
+    """A float64 <= ln(1 − δ), δ in [0, 1): the trivial lower bound on ε(δ) (I1), rounded down.
+
+    δ < 2^-30: ln(1 − δ) >= −δ − δ²/2 − δ³/(3(1 − δ)) (tail of the series bounded by a geometric one);
+    else an interval enclosure."""
+    x = _exact(delta)
+    if not 0 <= x < 1:
+        raise ValueError(f"delta must lie in [0, 1), got {delta!r}")
+    if x == 0:
+        return 0.0
+    if x < _SMALL:
+        low = -x - x * x / 2 - x ** 3 / (3 * (1 - x))
+    else:
+        low = _raw_fraction(_enclose(lambda ctx, a: ctx.log(1 - a), x)[0])
+    return float_down(low)
+
+
+def exp_up(x) -> mp.mpf:
+    """An mpf >= e^x (x a float or Fraction, possibly ±inf) with a 53-bit mantissa: e^x rounded up, without the
+    float64 exponent range (so an upper bound below 1e-308 stays positive)."""
+    v = _exact(x)
+    if isinstance(v, float):
+        return mp.inf if v > 0 else mp.mpf(0)
+    if v == 0:
+        return mp.mpf(1)
+    hi = _enclose(lambda ctx, a: ctx.exp(a), v)[1]
+    return mp.make_mpf(mp.libmp.mpf_pos(hi, 53, "c"))
