@@ -9,10 +9,10 @@ import json
 import sys
 
 from ..errors import VerifallocError
-from . import audit, certify, demo, query, stability
+from . import audit, certify, demo, fuzz, query, stability
 from .common import Parser
 
-SUBCOMMANDS = (query, certify, audit, stability, demo)
+SUBCOMMANDS = (query, certify, audit, stability, demo, fuzz)
 
 
 def build_parser() -> Parser:
