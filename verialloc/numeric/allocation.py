@@ -181,16 +181,26 @@ def allocation(law: LossLaw, steps, *, epsilon_max: float = 0.0, grid_step: floa
         if not (math.isfinite(h) and h > 0):
             raise InvalidParameter("grid_step", grid_step, "must be a finite number > 0")
     c = math.sqrt(2.0 * math.log(2 * t.bit_length() / tail))
-    needed = max(t * math.exp(abs(epsilon_max)) - t * offset, t * mean + c * math.sqrt(t * second)) + h
-    window = needed + max(x_tail - offset, 0.0)
+    # what the sum needs (Bernstein range) and the single-step tail, then the ε range asked for; when the arrays
+    # would pass max_points, the ε range is given up first (ε beyond the window are still answered soundly from
+    # the top bin, loosely), then the single-step tail (window_reduced), and only then is h enlarged — never
+    # because of ε alone (a huge h makes the contraction's class arithmetic meaningless, issue #10 item 2)
+    needed = t * mean + c * math.sqrt(t * second) + h
+    with_tail = needed + max(x_tail - offset, 0.0)
+    window = max(with_tail, t * math.exp(min(abs(epsilon_max), 700.0)) - t * offset + h)
     window_reduced = False
     while True:
         plan = _plan(t, h, window, mean, second, c)
         longest = max(hi - lo + 1 for lo, hi in plan.windows.values())
         if longest <= max_points:
             break
-        if window > needed:
-            window = max(needed, window - 1.05 * (longest - max_points) * h)
+        cut = window - 1.05 * (longest - max_points) * h
+        if window > with_tail:
+            window = max(with_tail, cut)
+            warnings.append("window ends below t*exp(|epsilon_max|): larger epsilons are bounded from the top bin "
+                            "(sound, not tight)")
+        elif window > needed:
+            window = max(needed, cut)
             window_reduced = True
             warnings.append("window reduced below the single-step tail quantile: the lower remove bound loses "
                             "the mass beyond it")

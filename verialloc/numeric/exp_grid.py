@@ -244,8 +244,8 @@ def _merge(xs: np.ndarray, ws: np.ndarray, h: float, top: int):
             i += 1
             rem = ws[i] if i < n else 0.0
             continue
-        # take mass from above until the class mean is k·h; deficit D = Σ m (k·h − x)
-        mass, deficit = rem, rem * (k * h - x)
+        # take mass from above until the class mean is k·h; deficit D = Σ m (k·h − x); moment Σ m x kept too
+        mass, deficit, moment = rem, rem * (k * h - x), rem * x
         i += 1
         rem = ws[i] if i < n else 0.0
         target = k * h
@@ -253,6 +253,7 @@ def _merge(xs: np.ndarray, ws: np.ndarray, h: float, top: int):
             s = xs[i] - target
             if s <= 0:
                 mass += rem
+                moment += rem * xs[i]
                 deficit -= rem * s
             elif rem * s >= deficit:
                 share = deficit / s
@@ -262,6 +263,7 @@ def _merge(xs: np.ndarray, ws: np.ndarray, h: float, top: int):
                 break
             else:
                 mass += rem
+                moment += rem * xs[i]
                 deficit -= rem * s
             i += 1
             rem = ws[i] if i < n else 0.0
@@ -278,8 +280,8 @@ def _merge(xs: np.ndarray, ws: np.ndarray, h: float, top: int):
         g_top = top * h
         top_mass = rem + math.fsum(ws[i + 1:])
         top_excess = rem * (xs[i] - g_top) + math.fsum(w * (x - g_top) for w, x in zip(ws[i + 1:], xs[i + 1:]))
-        if top_excess < 0:
-            mean = g_top + top_excess / top_mass
+        if top_excess < 0:  # the class mean from its moment (g_top + excess/mass cancels when h ≫ the atoms)
+            mean = (rem * xs[i] + math.fsum(w * x for w, x in zip(ws[i + 1:], xs[i + 1:]))) / top_mass
             kf = int(math.floor(mean / h))
             if not down(top_mass, top_mass * (mean - kf * h), kf):
                 dropped += top_mass
