@@ -26,6 +26,8 @@ from .rdp import allocation_rdp, poisson_rdp
 
 GUARD = 15
 METHOD = "exact"
+#: working digits the Gaussian composition route never exceeds (F13 cancellation, see _gaussian_delta_settled)
+MAX_WORKING_DIGITS = 4000
 
 
 def delta(config: Config, epsilon, direction: str = "both", digits: int = 30) -> Bracket:
@@ -69,6 +71,35 @@ def _gaussian_composition_sigma(config: Config):
     return mp.mpf(config.mechanism.sigma.numerator) / config.mechanism.sigma.denominator / mp.sqrt(config.steps * config.epochs)
 
 
+def _gaussian_delta_settled(config: Config, e: mp.mpf, digits: int) -> mp.mpf:
+    """F13 at σ/√(tE) and ε = e, with `digits` correct significant digits at any scale of δ.
+
+    The two Φ terms of F13 cancel (to about log10(σ) digits at ε = 0 for large σ, log10(εσ²) for large ε),
+    so the fixed working precision could return a few digits or even 0 for a δ > 0 (every finite ε has
+    δ > 0: full support). Evaluated at growing precisions until two consecutive values agree to digits + 2
+    digits (never at 0); more than MAX_WORKING_DIGITS raises UnsupportedRequest naming sigma.
+    """
+    dps, previous = digits + GUARD, None
+    while True:
+        with mp.workdps(dps):
+            value = gaussian_delta(_gaussian_composition_sigma(config), e)
+        step = dps
+        if previous is not None and value and previous:
+            if value == previous:
+                return value
+            agreed = -mp.log10(abs(value - previous) / abs(value))
+            if agreed >= digits + 2:
+                return value
+            if agreed >= 1:
+                step = max(GUARD, digits + 2 - int(agreed) + GUARD)
+        previous = value
+        if dps >= MAX_WORKING_DIGITS:
+            raise UnsupportedRequest("sigma", config.mechanism.sigma,
+                                     f"delta(epsilon={mp.nstr(e, 10)}) of the Gaussian composition is not resolved to "
+                                     f"{digits} digits within {MAX_WORKING_DIGITS} working digits")
+        dps = min(dps + step, MAX_WORKING_DIGITS)
+
+
 def _delta_one(config: Config, eps: Fraction, d: str, digits: int) -> Bracket:
     mech = config.mechanism
     with mp.workdps(digits + GUARD):
@@ -77,9 +108,8 @@ def _delta_one(config: Config, eps: Fraction, d: str, digits: int) -> Bracket:
             v = discrete_profiles.discrete_delta(
                 mech, config.scheme, config.steps, eps, d, k=config.k, epochs=config.epochs, rate=config.rate, digits=digits)
             return Bracket("delta", v, v, METHOD, d)
-        sigma = _gaussian_composition_sigma(config)
-        if sigma is not None:
-            v = gaussian_delta(sigma, e)
+        if _gaussian_composition_sigma(config) is not None:
+            v = _gaussian_delta_settled(config, e, digits)
             return Bracket("delta", v, v, METHOD, d, details={"route": "gaussian composition (F13)"})
         value, err = _quadrature_delta(config, eps, d, digits)
         lo, hi = max(value - err, max(mp.mpf(0), -mp.expm1(e))), min(value + err, mp.mpf(1))
@@ -93,9 +123,9 @@ def _epsilon_one(config: Config, target: Fraction, d: str, digits: int) -> Brack
             v = discrete_profiles.discrete_epsilon(
                 mech, config.scheme, config.steps, target, d, k=config.k, epochs=config.epochs, rate=config.rate, digits=digits)
             return Bracket("epsilon", v, v, METHOD, d)
-        sigma = _gaussian_composition_sigma(config)
-        if sigma is not None:
-            v = _invert_decreasing(lambda e: gaussian_delta(sigma, e), mp.mpf(target.numerator) / target.denominator)
+        if _gaussian_composition_sigma(config) is not None:
+            v = _invert_decreasing(lambda e: _gaussian_delta_settled(config, e, digits),
+                                   mp.mpf(target.numerator) / target.denominator)
             return Bracket("epsilon", v, v, METHOD, d, details={"route": "gaussian composition (F13)"})
         lo, hi = _quadrature_epsilon(config, target, d, digits)
         return Bracket("epsilon", lo, hi, METHOD, d, "quadrature")
@@ -142,14 +172,17 @@ def _quadrature_epsilon(config: Config, target: Fraction, d: str, digits: int):
 def _invert_decreasing(fn, target: mp.mpf) -> mp.mpf:
     """Root of fn(ε) = target for a continuous, non-increasing profile with fn(ln(1 − target)) ≥ target (I1).
 
-    Bisection on ln fn (relative accuracy at any scale of δ) to the working precision.
+    Bisection on ln fn (relative accuracy at any scale of δ) to the working precision, relative in ε too
+    (a root of size 1e-50 keeps its digits); at most 8 × prec halvings.
     """
     lo, hi = mp.log1p(-target), mp.mpf(1)
     while fn(hi) > target:
         lo, hi = hi, 2 * hi
     log_target = mp.log(target)
     tol = mp.mpf(2) ** (-mp.mp.prec + 4)
-    while hi - lo > tol * max(1, abs(hi)):
+    for _ in range(8 * mp.mp.prec):
+        if hi - lo <= tol * max(abs(lo), abs(hi)):
+            break
         mid = (lo + hi) / 2
         value = fn(mid)
         if value > 0 and mp.log(value) > log_target:

@@ -6,13 +6,17 @@ vectors instead of the m^t sequences. Atoms are labelled by their count vectors 
 """
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import mpmath as mp
 
 from ..errors import InvalidParameter, UnsupportedRequest
 from ..mechanisms.base import mpq
+from ..mechanisms.finite import RandomizedResponse
 from ..validation import digits as check_digits
 from ..validation import direction as check_direction
-from ..validation import integer, rate as check_rate, real
+from ..validation import integer, rate as check_rate, real, to_fraction
 from .finite_pair import (
     MAX_ATOMS, FiniteLossPair, _finite, _unit_closed, count_vectors, count_vectors_size, scaled_powers,
 )
@@ -22,19 +26,22 @@ SCHEMES = ("allocation", "poisson")
 #: Largest number of k-subset terms (count vectors × k-splits) an allocation pair may sum.
 MAX_TERMS = 4_000_000
 
-#: Precision levels tried by the certified front ends before giving up.
-_LEVELS = 4
+#: Working digits the certified front ends never exceed: a value that needs more raises UnsupportedRequest.
+MAX_WORKING_DIGITS = 4000
+#: Budget of working digits × atoms per evaluation: large pairs get a lower cap (never below 4 × the first level).
+MAX_DIGIT_ATOMS = 10 ** 8
 
 
-def allocation_pair(mech, steps, k=1) -> FiniteLossPair:
+def allocation_pair(mech, steps, k=1, *, exact: bool = False) -> FiniteLossPair:
     """(P̄_{t,k}, Q^t) of random allocation A_{t,k} (F11, F22; F23 for k = 1): remove H(P̄‖Q^t), add H(Q^t‖P̄).
 
     Exact k-subset likelihood (no F27 reduction): the counts of t steps are those of k draws from P plus
     t − k draws from Q, so with x̃_j(c) = x_j^c/c!
         B(n) = t! ∏_j Q̃_j(n_j),   A(n) = k!(t−k)! Σ_{(k_j): Σk_j = k, k_j ≤ n_j} ∏_j P̃_j(k_j) Q̃_j(n_j − k_j),
     which equals multinom(t; n)/C(t, k) · Σ ∏_j C(n_j, k_j) P_j^{k_j} Q_j^{n_j−k_j}.
+    exact=True builds the masses as Fractions (rational pairs only, see `_probabilities`).
     """
-    p, q = _finite(mech).probabilities()
+    p, q = _probabilities(mech, exact)
     t = integer("steps", steps)
     k = integer("k", k, 1, t)
     # outputs with Q_j = 0 can occur only among the k steps drawn from P
@@ -51,13 +58,15 @@ def allocation_pair(mech, steps, k=1) -> FiniteLossPair:
         )
     scaled_p = [scaled_powers(x, k) for x in p]
     scaled_q = [scaled_powers(y, t) for y in q]
+    total = sum if exact else mp.fsum
+    one = scaled_p[0][0]  # 1 in the number type of the masses (mpf, or Fraction when exact)
     split_weights = []
     for split in splits:
-        w = mp.mpf(1)
+        w = one
         for j, c in split:
             w *= scaled_p[j][c]
         split_weights.append((split, w))
-    fa, fb = mp.factorial(k) * mp.factorial(t - k), mp.factorial(t)
+    fa, fb = math.factorial(k) * math.factorial(t - k) * one, math.factorial(t) * one
     counts = [0] * len(p)
     a, b, labels = [], [], []
     for part in count_vectors(t, bounds):
@@ -77,7 +86,7 @@ def allocation_pair(mech, steps, k=1) -> FiniteLossPair:
                 terms.append(w)
         for j, _ in part:
             counts[j] = 0
-        mass_a = fa * mp.fsum(terms)
+        mass_a = fa * total(terms)
         if mass_a or mass_b:
             a.append(mass_a)
             b.append(mass_b)
@@ -85,54 +94,75 @@ def allocation_pair(mech, steps, k=1) -> FiniteLossPair:
     return FiniteLossPair._of(a, b, labels)
 
 
-def poisson_pair(mech, steps, rate) -> FiniteLossPair:
+def poisson_pair(mech, steps, rate, *, exact: bool = False) -> FiniteLossPair:
     """(P_λ^t, Q^t) with P_λ = λP + (1−λ)Q (F11, F46): remove H(P_λ^t‖Q^t), add H(Q^t‖P_λ^t)."""
-    p, q = _finite(mech).probabilities()
+    p, q = _probabilities(mech, exact)
     t = integer("steps", steps)
-    lam = mpq(check_rate("rate", rate))
+    lam = check_rate("rate", rate)
+    lam = lam if exact else mpq(lam)
     mixed = [lam * x + (1 - lam) * y for x, y in zip(p, q)]
     return FiniteLossPair._of(mixed, q)._power(t, "steps")
 
 
-def scheme_pair(mech, scheme: str, steps, *, k=1, epochs=1, rate=None) -> FiniteLossPair:
-    """The pair of `scheme` composed over `epochs` (F8, F11): "allocation" uses k, "poisson" uses rate (k ignored)."""
+def scheme_pair(mech, scheme: str, steps, *, k=1, epochs=1, rate=None, exact: bool = False) -> FiniteLossPair:
+    """The pair of `scheme` composed over `epochs` (F8, F11): "allocation" uses k, "poisson" uses rate (k ignored).
+
+    exact=True: masses as Fractions (rational pairs only); otherwise mpf at the current precision.
+    """
     if scheme not in SCHEMES:
         raise InvalidParameter("scheme", scheme, "must be one of " + "|".join(SCHEMES))
     e = integer("epochs", epochs)
     if scheme == "allocation":
         if rate is not None:
             raise InvalidParameter("rate", rate, "applies only to scheme=poisson")
-        pair = allocation_pair(mech, steps, k)
+        pair = allocation_pair(mech, steps, k, exact=exact)
     else:
         if rate is None:
             raise InvalidParameter("rate", rate, "must lie in (0, 1] for scheme=poisson")
-        pair = poisson_pair(mech, steps, rate)
+        pair = poisson_pair(mech, steps, rate, exact=exact)
     return pair.power(e)
 
 
 def discrete_delta(mech, scheme: str, steps, epsilon, direction: str, *, k=1, epochs=1, rate=None, digits=30) -> mp.mpf:
     """δ(ε) of `scheme` over the finite pair `mech` (F2, F3): remove, add, or both (= max of the two).
 
-    Correct to `digits` significant digits: evaluated at two (or more) increasing precisions until
-    consecutive values agree to digits + 2 digits. A value that stays below the rounding floor at two
-    consecutive precisions (an exact tie, e.g. P = Q at ε = 0) is returned as 0.
+    Correct to `digits` significant digits at every scale of δ (1e-300 included): evaluated at increasing
+    precisions until two consecutive values agree to digits + 2 digits (`_certified`). 0 is returned only when
+    it is proven exactly: δ(ε) = 0 iff ε ≥ L*, the largest privacy loss of the composed pair (F1, F2; see
+    `_loss_bound`). A positive δ is never rounded to 0; one that needs more than the precision cap raises
+    UnsupportedRequest.
     """
     eps = real("epsilon", epsilon)
     directions = _directions(direction)
+
+    def proven_zero(i):
+        return _vanishes(mech, scheme, steps, k, epochs, rate, eps, directions[i], digits)
+
     values = _certified(mech, scheme, steps, k, epochs, rate, digits,
-                        lambda pair: [pair.delta(eps, d) for d in directions])
+                        lambda pair: [pair.delta(eps, d) for d in directions],
+                        proven_zero=proven_zero, zero_test=lambda i: False,
+                        unresolved=lambda cap: _unresolved_delta(mech, eps, digits, cap))
     return max(values)
 
 
 def discrete_epsilon(mech, scheme: str, steps, delta, direction: str, *, k=1, epochs=1, rate=None, digits=30) -> mp.mpf:
     """Smallest ε with δ(ε) ≤ delta (F2, F3; see FiniteLossPair.epsilon); "both" takes the larger ε.
 
-    mp.inf when the mass at loss +inf exceeds delta. Certified to `digits` digits like discrete_delta.
+    mp.inf when the mass at loss +inf exceeds delta. Certified to `digits` digits like discrete_delta, at any
+    scale of ε; ε = 0 is returned only when δ(0) = delta is proven exactly (`_epsilon_is_zero`). delta is
+    rounded once at the caller's precision (the exact accountant runs at digits + 15): call this at a
+    precision above `digits` or ε inverts the rounded delta.
     """
-    target = _unit_closed("delta", delta)
+    target = _unit_closed("delta", delta)  # rounded once, at the caller's precision (see docstring)
+    exact_target = to_fraction("delta", delta)
     directions = _directions(direction)
     values = _certified(mech, scheme, steps, k, epochs, rate, digits,
-                        lambda pair: [pair.epsilon(target, d) for d in directions])
+                        lambda pair: [pair.epsilon(target, d) for d in directions],
+                        proven_zero=lambda i: False,
+                        zero_test=lambda i: _epsilon_is_zero(mech, scheme, steps, k, epochs, rate, exact_target),
+                        unresolved=lambda cap: UnsupportedRequest(
+                            "delta", delta, f"epsilon(delta) is not resolved to {digits} digits within {cap} working "
+                                            "digits (epsilon too close to 0 to separate it from 0)"))
     return max(values)
 
 
@@ -141,30 +171,173 @@ def _directions(direction: str) -> tuple[str, ...]:
     return ("remove", "add") if d == "both" else (d,)
 
 
-def _certified(mech, scheme, steps, k, epochs, rate, digits, query) -> list:
-    """Run `query(pair)` at precisions digits + g, digits + 2g, ... until two consecutive results agree."""
+def _certified(mech, scheme, steps, k, epochs, rate, digits, query, *, proven_zero, zero_test, unresolved) -> list:
+    """Run `query(pair)` at growing precisions until, for every entry, two consecutive results agree to
+    digits + 2 significant digits, or the entry is exactly 0 by proof.
+
+    proven_zero(i): entry i is 0 exactly (asked once, after the first evaluation has validated the request).
+    zero_test(i): asked once for an entry that keeps looking like rounding noise around 0; True only on proof.
+    Two results agreeing at 0 prove nothing (the rounding floor) and never settle an entry. The next
+    precision adds what the agreement so far says is missing, or doubles when there is none; beyond the cap
+    (MAX_WORKING_DIGITS, lowered for large pairs by MAX_DIGIT_ATOMS) `unresolved(cap)` is raised.
+    """
     n = check_digits(digits)
     t = integer("steps", steps)
     guard = 10 + 2 * len(str(t * integer("epochs", epochs)))
-    previous = None
-    for level in range(1, _LEVELS + 1):
-        with mp.workdps(n + level * guard):
-            current = query(scheme_pair(mech, scheme, t, k=k, epochs=epochs, rate=rate))
+    dps, cap = n + guard, None
+    previous = prev_dps = None
+    decided, tested = {}, set()
+    while True:
+        with mp.workdps(dps):
+            pair = scheme_pair(mech, scheme, t, k=k, epochs=epochs, rate=rate)
+            current = query(pair)
+        if cap is None:
+            cap = max(4 * (n + guard), min(MAX_WORKING_DIGITS, MAX_DIGIT_ATOMS // max(1, len(pair))))
+            decided.update((i, mp.mpf(0)) for i in range(len(current)) if proven_zero(i))
+        nxt = dps + guard
         if previous is not None:
-            floors = (mp.mpf(10) ** -(n + (level - 2) * guard), mp.mpf(10) ** -(n + (level - 1) * guard))
-            settled = [_settle(u, v, n, floors) for u, v in zip(previous, current)]
-            if all(s is not None for s in settled):
-                return settled
-        previous = current
-    raise UnsupportedRequest("digits", n, "the value did not settle to this many digits (ill-conditioned at a breakpoint)")
+            nxt = dps
+            for i, (u, v) in enumerate(zip(previous, current)):
+                if i in decided:
+                    continue
+                agreed = _agreement(u, v)
+                if agreed >= n + 2:
+                    decided[i] = v
+                    continue
+                if i not in tested and _near_zero(u, prev_dps) and _near_zero(v, dps):
+                    tested.add(i)
+                    if zero_test(i):
+                        decided[i] = mp.mpf(0)
+                        continue
+                # the error shrinks like 10^-dps: add the missing digits, or double when nothing agrees yet
+                more = n + 2 - int(agreed) + guard if agreed >= 1 else dps
+                nxt = max(nxt, dps + max(guard, more))
+        if len(decided) == len(current):
+            return [decided[i] for i in range(len(current))]
+        previous, prev_dps = current, dps
+        if nxt > cap:
+            if dps >= cap:
+                raise unresolved(cap)
+            nxt = cap
+        dps = nxt
 
 
-def _settle(coarse: mp.mpf, fine: mp.mpf, digits: int, floors: tuple) -> mp.mpf | None:
-    """`fine` if it agrees with `coarse` to digits + 2 digits, 0 if both sit below their rounding floors."""
+def _agreement(coarse: mp.mpf, fine: mp.mpf) -> mp.mpf:
+    """Significant digits on which two evaluations agree: +inf when equal (and nonzero or infinite), −inf when
+    either is 0 (no information: 0 is what a value below the rounding floor looks like) or only one is infinite."""
     if mp.isinf(coarse) or mp.isinf(fine):
-        return fine if coarse == fine else None
-    if abs(fine - coarse) <= abs(fine) * mp.mpf(10) ** -(digits + 2):
-        return fine
-    if abs(coarse) <= floors[0] and abs(fine) <= floors[1]:
-        return mp.mpf(0)
-    return None
+        return mp.inf if coarse == fine else mp.ninf
+    if not coarse or not fine:
+        return mp.ninf
+    if coarse == fine:
+        return mp.inf
+    return -mp.log10(abs(fine - coarse) / abs(fine))
+
+
+def _near_zero(value: mp.mpf, dps: int) -> bool:
+    """|value| below the square root of the rounding level of dps digits (where noise around 0 lives)."""
+    return mp.isfinite(value) and abs(value) <= mp.mpf(10) ** (-(dps // 2))
+
+
+# --------------------------------------------------------------------------- exact zero decisions
+
+
+def _loss_bound(mech, scheme, steps, k, epochs, rate, direction):
+    """L*, the largest privacy loss of the composed pair in `direction` (F1): δ(ε) = 0 iff ε ≥ L* (F2).
+
+    With r = P/Q per output (over Q > 0) and c = epochs·k (allocation) or epochs·steps (Poisson):
+    allocation remove L* = c ln max r, add L* = −c ln min r (the k-subset average of ∏ r is extreme when every
+    output is extreme, F23); Poisson the same with r replaced by λr + 1 − λ (F46). Loss +inf (mass of A where
+    B = 0) gives mp.inf. Returns mp.inf, an exact Fraction, or (c, fn) with L* = c·fn() at the current
+    precision when L* is irrational (then it differs from every rational ε: Lindemann–Weierstrass), or
+    None for a finite pair of unknown form.
+    """
+    t, e = integer("steps", steps), integer("epochs", epochs)
+    lam = None if scheme == "allocation" else check_rate("rate", rate)
+    c = e * (integer("k", k, 1, t) if lam is None else t)
+    if isinstance(mech, RandomizedResponse):  # r = (e^{ε0}, e^{−ε0})
+        if lam is None or lam == 1:
+            return c * mech.eps0
+        e0 = mech.eps0 if direction == "remove" else -mech.eps0
+        log_ratio = lambda: mp.log1p(mpq(lam) * mp.expm1(mpq(e0)))  # noqa: E731
+        return (c, log_ratio) if direction == "remove" else (c, lambda: -log_ratio())
+    exact = mech.exact_probabilities()
+    if exact is None:
+        return None
+    p, q = exact
+    if direction == "remove":
+        if any(x > 0 and y == 0 for x, y in zip(p, q)):
+            return mp.inf
+        r = max(x / y for x, y in zip(p, q) if y > 0)
+        ratio = r if lam is None else lam * r + 1 - lam
+    else:
+        r = min(x / y for x, y in zip(p, q) if y > 0)
+        s = r if lam is None else lam * r + 1 - lam
+        if s == 0:
+            return mp.inf
+        ratio = 1 / s
+    if ratio == 1:
+        return Fraction(0)
+    return c, lambda: mp.log1p(mpq(ratio - 1))  # ln of a rational ≠ 1: irrational
+
+
+def _vanishes(mech, scheme, steps, k, epochs, rate, eps: Fraction, direction: str, digits: int) -> bool:
+    """True iff δ(ε) = 0 exactly, i.e. ε ≥ L* (`_loss_bound`); an irrational L* is compared at growing precision."""
+    bound = _loss_bound(mech, scheme, steps, k, epochs, rate, direction)
+    if bound is None or (isinstance(bound, mp.mpf) and mp.isinf(bound)):
+        return False
+    if isinstance(bound, Fraction):
+        return eps >= bound
+    c, log_ratio = bound
+    dps = check_digits(digits) + 10
+    while dps <= MAX_WORKING_DIGITS:
+        with mp.workdps(dps):
+            e = mpq(eps)
+            diff = e - c * log_ratio()
+            if abs(diff) > (1 + abs(e) + c) * mp.mpf(10) ** (10 - dps):
+                return diff > 0
+        dps *= 2
+    raise UnsupportedRequest("epsilon", _short(eps), f"epsilon is within 10^-{MAX_WORKING_DIGITS // 2} of the largest "
+                                             "privacy loss, where delta becomes 0: not decidable here")
+
+
+def _short(x: Fraction):
+    """x itself, or a 15-digit decimal string when printing x exactly would be huge (Python caps int → str)."""
+    if max(x.numerator.bit_length(), x.denominator.bit_length()) < 3000:
+        return x
+    with mp.workdps(15):
+        return mp.nstr(mpq(x), 15)
+
+
+def _unresolved_delta(mech, eps: Fraction, digits: int, cap: int) -> UnsupportedRequest:
+    text = (f"delta(epsilon={_short(eps)}) is positive but not resolved to {digits} digits within {cap} working digits "
+            "(P and Q too close at this epsilon)")
+    if isinstance(mech, RandomizedResponse):
+        return UnsupportedRequest("eps0", _short(mech.eps0), text)
+    return UnsupportedRequest("epsilon", _short(eps), text)
+
+
+def _epsilon_is_zero(mech, scheme, steps, k, epochs, rate, target: Fraction) -> bool:
+    """True iff the smallest ε with δ(ε) ≤ target is exactly 0: δ(0) = target and δ(ε) > target for ε < 0.
+
+    Randomized response: never. Every mass is a polynomial with rational coefficients in the transcendental
+    y = e^{ε0}/(1 + e^{ε0}), so δ(0) = TV is such a polynomial that vanishes at y = 1/2 (P = Q there); it equals
+    a rational target only if target = 0 = TV, impossible for ε0 > 0. Rational pairs: decided with exact
+    Fractions (TV = δ(0), and the slope −B(ratio ≥ 1) left of 0 must be nonzero). Unknown pairs: False.
+    """
+    if isinstance(mech, RandomizedResponse) or mech.exact_probabilities() is None:
+        return False
+    pair = scheme_pair(mech, scheme, steps, k=k, epochs=epochs, rate=rate, exact=True)
+    tv = sum((x - y for x, y in zip(pair.a, pair.b) if x > y), Fraction(0))
+    return tv == target and any(x >= y > 0 for x, y in zip(pair.a, pair.b))
+
+
+def _probabilities(mech, exact: bool) -> tuple[list, list]:
+    """(P, Q) as mpf at the current precision, or as Fractions (exact=True; rational pairs only)."""
+    pair = _finite(mech)
+    if not exact:
+        return pair.probabilities()
+    values = pair.exact_probabilities()
+    if values is None:
+        raise InvalidParameter("mechanism", pair, "exact rational masses need a pair with rational probabilities")
+    return list(values[0]), list(values[1])

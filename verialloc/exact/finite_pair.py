@@ -135,7 +135,7 @@ class FiniteLossPair:
             )
         scaled_a = [scaled_powers(x, count) if bd else None for x, bd in zip(self.a, bounds)]
         scaled_b = [scaled_powers(y, count) if bd else None for y, bd in zip(self.b, bounds)]
-        factorial = mp.factorial(count)
+        factorial = math.factorial(count) * (self.a[0] * 0 + 1)  # count! in the masses' type (mpf or Fraction)
         a, b, labels = [], [], []
         for part in count_vectors(count, bounds):
             pa = pb = factorial
@@ -156,9 +156,9 @@ class FiniteLossPair:
         return f"FiniteLossPair({len(self)} atoms)"
 
 
-def scaled_powers(x: mp.mpf, top: int) -> list:
-    """[x^c / c! for c = 0..top] (0^0 = 1)."""
-    row = [mp.mpf(1)]
+def scaled_powers(x, top: int) -> list:
+    """[x^c / c! for c = 0..top] (0^0 = 1), in the number type of x (mpf, or Fraction for exact pairs)."""
+    row = [x * 0 + 1]
     for c in range(1, top + 1):
         row.append(row[-1] * x / c)
     return row
