@@ -56,7 +56,10 @@ def _fft_run(x: np.ndarray, y: np.ndarray, size: int, theta: float) -> tuple[np.
 
     Tilted inputs x̃_i = e^{ln x_i + θi − s_x} (max 1) carry a relative error ≤ u·(bound on the rounding of their
     exponent); the tilt factors cancel in exact arithmetic, so these become a relative error `rel` of each c_s.
-    Products lost to underflow (x̃_i or ỹ_j below TINY) cost at most min(n, m)·TINY per tilted entry.
+    Products lost to underflow (x̃_i or ỹ_j below TINY) cost at most min(n, m)·TINY per tilted entry; the weight
+    e^{exponent} itself is within relative `rel` plus an absolute TINY (it may underflow to 0 or a subnormal), which
+    costs at most (|raw| + absolute)·TINY per entry — so an underflowed weight never yields c = 0 with a near-zero
+    error bound (issue #10 item 9: up to min(n, m)·TINY of upper mass was lost unaccounted).
     """
     length = x.size + y.size - 1
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
@@ -73,7 +76,7 @@ def _fft_run(x: np.ndarray, y: np.ndarray, size: int, theta: float) -> tuple[np.
         raw = fft.irfft(fft.rfft(xt, size) * fft.rfft(yt, size), size)[:length]
         c = np.maximum(raw, 0.0) * weight
         absolute = fft_error_bound(xt, yt, size) + 2 * min(x.size, y.size) * TINY
-        err = absolute * weight + 1.01 * rel * c + 2 * TINY
+        err = absolute * weight + 1.01 * rel * c + (np.abs(raw) + absolute) * TINY + 2 * TINY
     return np.where(np.isfinite(err), c, 0.0), np.where(np.isfinite(err), err, np.inf)
 
 
