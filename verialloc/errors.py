@@ -22,3 +22,8 @@ class UnsupportedRequest(VerifallocError, ValueError):
     def __init__(self, name: str, value, supported: str):
         self.name, self.value, self.supported = name, value, supported
         super().__init__(f"{name}={value!s} is not supported here: {supported}")
+
+
+class InternalError(Exception):
+    """A consistency check failed inside verialloc (e.g. a certified lower end above a certified upper end):
+    a bug, never a user error. Deliberately not a VerifallocError, so it is never reported as bad input."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import sys
 
-from ..errors import VerifallocError
+from ..errors import InternalError, VerifallocError
 from . import audit, certify, demo, fuzz, query, stability
 from .common import Parser
 
@@ -37,6 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     except VerifallocError as exc:
         print(f"verialloc: error: {exc}", file=sys.stderr)
         return 2
+    except InternalError as exc:
+        print(f"verialloc: internal error (a bug, please report it with the command line): {exc}", file=sys.stderr)
+        return 3
     if getattr(args, "json", False):
         print(json.dumps(out))
     else:

@@ -20,8 +20,9 @@ from dataclasses import dataclass, replace
 import mpmath as mp
 
 from ..config import Config
-from ..errors import InvalidParameter, UnsupportedRequest
+from ..errors import InternalError, InvalidParameter, UnsupportedRequest
 from ..result import Bracket, max_bracket
+from ..rounding import trivial_epsilon_lower
 from ..validation import direction as check_direction, open_unit, real
 from .allocation import allocation
 from .compose import self_compose
@@ -145,7 +146,7 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, se
 
     def one(dir_: str) -> Bracket:
         lo, hi = table[dir_, "lower"].epsilon(target), table[dir_, "upper"].epsilon(target)
-        lo = max(lo, math.log1p(-target))  # I1: δ(ε) ≥ 1 − e^ε > δ below ln(1 − δ)
+        lo = max(lo, trivial_epsilon_lower(target))  # I1: δ(ε) ≥ 1 − e^ε > δ below ln(1 − δ), rounded down
         notes = _accuracy_notes(table[dir_, "upper"], target, hi)
         return _bracket("epsilon", _raise_lower(lo, hi, summed, config, notes), hi, dir_, table, notes)
 
@@ -206,16 +207,19 @@ def _accuracy_notes(upper: PLD, delta: float, eps_upper: float | None) -> list[s
 
 
 def _raise_lower(lo: float, hi: float, summed: float | None, config: Config, notes: list) -> float:
-    """The lower end, raised to the summed-output Gaussian's bound when that is larger (noted)."""
+    """The lower end, raised to the summed-output Gaussian's bound when that is larger (noted). Both ends are
+    certified, so a summed-output lower end above the pld upper end is a bug in one of them: never clipped."""
     if summed is None or summed <= lo:
         return lo
+    if summed > hi:
+        raise InternalError(f"summed-output lower end {summed!r} exceeds the pld upper end {hi!r} for {config}")
     notes.append(_SUMMED_NOTE.format(summed_gaussian.summed_sigma(config)))
-    return min(summed, hi)
+    return summed
 
 
 def _bracket(quantity: str, lo: float, hi: float, direction: str, table: dict, accuracy: list[str]) -> Bracket:
-    if lo > hi:  # both are sound; crossing can only come from float noise at the budget's edge
-        raise InvalidParameter("accuracy", f"{lo} > {hi}", "lower and upper bounds crossed: increase precision")
+    if lo > hi:  # both ends are directed bounds of one quantity: crossing means one of them is wrong
+        raise InternalError(f"pld {quantity} bounds crossed ({lo!r} > {hi!r}, direction {direction})")
     plds_ = [table[direction, b] for b in ("lower", "upper")]
     details = {
         "truncated": {b: p.truncated for b, p in zip(("lower", "upper"), plds_)},
