@@ -1,0 +1,49 @@
+"""k-of-t allocation when k does not divide t (F27 reduction to ⌊t/k⌋ steps; issue #16 item 1, mutation A4).
+
+Reference: the exact k-subset enumeration of the exact layer (elementary symmetric likelihood, not ⌊t/k⌋).
+A ⌈t/k⌉ slip gives upper 0.429 against the exact 0.541 at RR ε0 = 1, t = 4, k = 3, ε = 0.2, add.
+"""
+import mpmath as mp
+import pytest
+
+from verialloc import api
+from verialloc.config import Config
+from verialloc.mechanisms import DiscretePair, RandomizedResponse
+
+CASES = [(4, 3), (5, 2), (7, 3), (5, 3), (6, 4), (7, 2)]
+
+
+def exact(config, eps, direction):
+    with mp.workdps(40):
+        return api.delta(config, eps, direction=direction, method="exact", digits=25).lower
+
+
+@pytest.mark.parametrize("t,k", CASES)
+@pytest.mark.parametrize("direction", ["remove", "add"])
+@pytest.mark.parametrize("method", ["pld", "rdp", "best"])
+def test_randomized_response_bracket_contains_exact(t, k, direction, method):
+    config = Config(RandomizedResponse(1), steps=t, k=k)
+    for eps in (0.0, 0.2, 0.7):
+        try:
+            got = api.delta(config, eps, direction=direction, method=method)
+        except ValueError as exc:  # verialloc's UnsupportedRequest (e.g. rdp has no add direction, E2)
+            assert "not supported" in str(exc)
+            return
+        ref = exact(config, eps, direction)
+        assert got.lower <= ref <= got.upper, (t, k, eps, direction, method, got.lower, ref, got.upper)
+
+
+def test_reported_ceiling_slip_case_is_caught():
+    """The upper end must reach the exact value at the issue's point (0.541 vs a slipped 0.429)."""
+    config = Config(RandomizedResponse(1), steps=4, k=3)
+    got = api.delta(config, 0.2, direction="add", method="pld")
+    assert got.upper >= exact(config, 0.2, "add") > mp.mpf("0.5")
+
+
+def test_three_atom_pair_bracket_contains_exact():
+    pair = DiscretePair(["1/2", "1/3", "1/6"], ["1/6", "1/3", "1/2"])
+    for t, k in CASES[:4]:
+        config = Config(pair, steps=t, k=k)
+        for direction in ("remove", "add"):
+            got = api.delta(config, 0.3, direction=direction, method="pld")
+            assert got.lower <= exact(config, 0.3, direction) <= got.upper, (t, k, direction)
