@@ -47,3 +47,15 @@ def test_three_atom_pair_bracket_contains_exact():
         for direction in ("remove", "add"):
             got = api.delta(config, 0.3, direction=direction, method="pld")
             assert got.lower <= exact(config, 0.3, direction) <= got.upper, (t, k, direction)
+
+
+@pytest.mark.parametrize("t", [2, 3, 5])
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_every_step_used_gives_a_tight_bracket(t, direction):
+    """k = t is the t-fold composition: both ends come from it, so the lower end is tight too (it was the
+    k = 1 profile: 0.024 against the exact 0.531 at ε0 = 7/8, t = 4)."""
+    config = Config(RandomizedResponse("7/8"), steps=t, k=t, epochs=2)
+    got = api.delta(config, 0.5, direction=direction, method="pld")
+    ref = exact(config, 0.5, direction)
+    assert got.lower <= ref <= got.upper
+    assert ref - got.lower <= 1e-4 * ref, (got.lower, ref)

@@ -7,7 +7,7 @@ Pipeline per direction (remove, add) and bound (upper, lower):
 * allocation, k = 1: the convex-order allocation PLDs (numeric.allocation; F23–F26) → E-fold composition;
 * allocation, k > 1: upper from the ⌊t/k⌋ reduction composed k·E times (F27, an upper bound only); lower from
   k = 1 composed E times, valid because the profile is non-decreasing in k (F30) and domination survives
-  composition (F8);
+  composition (F8); at k = t the pair is the (t·E)-fold composition itself, so both ends come from it;
 * Gaussian allocation: the lower end is also at least that of the summed-output Gaussian (numeric.summed_gaussian,
   a post-processing), which is tight at k = t and dominates the k = 1 lower bound once k ≳ √t.
 `direction="both"` is the maximum over the two directions (F3).
@@ -86,7 +86,9 @@ def plds(config: Config, settings: Settings = Settings(), *, epsilon_max: float 
     tick("allocation (upper)")
     up = allocation(law, upper_steps, epsilon_max=epsilon_max, grid_step=settings.grid_step, tail=settings.tail,
                     delta_floor=delta_floor)
-    if k == 1:
+    # k = t: every step holds the user, so the pair is exactly the (k·E)-fold composition — both ends from it
+    every_step = k == config.steps
+    if k == 1 or every_step:
         low = up
     else:
         tick("allocation (lower, k = 1)")
@@ -104,7 +106,7 @@ def plds(config: Config, settings: Settings = Settings(), *, epsilon_max: float 
     out["window_loss"] = min(math.log(up.budget.window / upper_steps) if up_plds is up.plds else math.inf,
                              math.log(low.budget.window / config.steps) if low_plds is low.plds else math.inf)
     for d in ("remove", "add"):
-        for b, source, copies in (("upper", up_plds, k * epochs), ("lower", low_plds, epochs)):
+        for b, source, copies in (("upper", up_plds, k * epochs), ("lower", low_plds, (k if every_step else 1) * epochs)):
             pld = source[d, b]
             if copies > 1:
                 tick(f"compose {copies}x {d} {b}")
