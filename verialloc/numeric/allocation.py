@@ -266,12 +266,23 @@ def allocation_plds(law: LossLaw, steps, *, epsilon_max: float = 0.0, grid_step:
 # ------------------------------------------------------------------------------------------ choices
 
 
+#: planning (`_moments`, `_support`) only looks at losses up to this: e^ℓ stays finite in float64, and a single-step
+#: tail beyond it cannot be held by any window (nor by the geometric fallback's grid), so it does not reduce the
+#: window; that mass goes to the top bin (upper: +inf) or to `_extreme_atoms` (lower)
+_PLAN_LOSS = 300.0
+
+
 def _moments(law: LossLaw, tail: float) -> tuple[float, float]:
     """Estimate of E_Q[X²] = E_P[e^ℓ] (only used to choose h and the cuts) and the upper quantile of X.
 
     P-masses of ℓ-cells (−inf, a], (a, ·], … (atoms included) weighted by e^{right end}, plus the tail beyond b.
     """
     a, b = law.quantile_range(tail)
+    if b > _PLAN_LOSS:  # e^b beyond float64: that mass goes to the top bin / `_pld`'s high atoms; underestimating
+        # the moments here only moves the window and the Bernstein cuts, both accounted for soundly
+        grid = np.linspace(min(a, _PLAN_LOSS), _PLAN_LOSS, 4001)
+        cells = np.diff(np.concatenate([[0.0], np.asarray(law.cdf_p(grid), float)]))
+        return float(np.dot(np.maximum(cells, 0.0), np.exp(grid))), 0.0
     grid = np.linspace(a, b, 4001)
     cells = np.diff(np.concatenate([[0.0], np.asarray(law.cdf_p(grid), float)]))
     second = float(np.dot(np.maximum(cells, 0.0), np.exp(grid))) + float(law.sf_p(b)) * math.exp(b)
@@ -288,7 +299,7 @@ def _support(law: LossLaw) -> tuple[float, float]:
     values, _, _ = law.atoms()
     offset = 0.0 if law.q_neg_inf > 0 or not math.isfinite(lo) else math.exp(lo)
     ends = values.size and float(values[-1]) == hi and (law.q_neg_inf > 0 or float(values[0]) == lo)
-    return offset, (math.exp(hi) - offset if ends else 0.0)
+    return offset, (math.exp(hi) - offset if ends and hi <= _PLAN_LOSS else 0.0)
 
 
 def _default_step(variance: float, t: int, span: float) -> float:
@@ -845,7 +856,37 @@ def _pld(node: _Node, law: GridLaw, t: int, direction: str, bound: str, relative
         masses, inf_mass = _trim(masses, inf_mass, 1 + kappa if relative else 1.0)
     if not relative:
         float_error += kappa * (float(masses.sum()) + inf_mass)
+    if bound == "lower":
+        losses, masses = _extreme_atoms(losses, masses, law, t, direction, kappa)
     return PLD(losses, masses, inf_mass=inf_mass, truncated=truncated, float_error=float_error, bound=bound)
+
+
+def _extreme_atoms(losses: np.ndarray, masses: np.ndarray, law: GridLaw, t: int, direction: str,
+                   kappa: float) -> tuple[np.ndarray, np.ndarray]:
+    """Lower PLDs: the single-step outcomes `contract` left out because e^ℓ is beyond float64 (GridLaw.high /
+    low) come back as atoms at losses no larger than their true ones (F2, F24; a LOWER bound only).
+
+    The lower law is a sub-pair without those outcomes D (every hockey-stick term is ≥ 0, so the outcomes of the
+    t-fold pair with a coordinate in D only add to δ). remove: under the component of P̄_t whose own step
+    falls in D at an atom of loss v, ln(S/t) ≥ ln(e^v/t) = v − ln t, a P-mass p_v (in δ = E_P̄[(1 − e^{ε−L})_+],
+    non-decreasing in L). add: when all t steps fall in D's low part (Q-mass w^t), S/t ≤ max e^ℓ ≤ e^{low_top},
+    so −ln(S/t) ≥ −low_top. Losses are rounded down and masses lowered by their rounding (`kappa`).
+    """
+    if direction == "remove" and law.high_masses.size:
+        extra = law.high_losses - math.log(t)
+        extra_m = law.high_masses
+    elif direction == "add" and law.low_mass > 0 and math.isfinite(law.low_top):
+        extra = np.array([-law.low_top])
+        extra_m = np.array([law.low_mass ** t])
+    else:
+        return losses, masses
+    extra = extra - 8 * _U * (1.0 + np.abs(extra) + math.log(t))
+    extra_m = extra_m * (1.0 - kappa - 8 * _U)
+    keep = extra_m > 0
+    if not np.any(keep):
+        return losses, masses
+    uniq, index = np.unique(np.concatenate([losses, extra[keep]]), return_inverse=True)
+    return uniq, np.bincount(index, weights=np.concatenate([masses, extra_m[keep]]), minlength=uniq.size)
 
 
 def _trim(masses: np.ndarray, inf_mass: float, total: float) -> tuple[np.ndarray, float]:

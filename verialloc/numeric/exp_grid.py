@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -33,6 +33,8 @@ from .loss_law import LossLaw
 #: enters the single-step float estimate `w1_error`
 EVAL_RTOL = 1e-13
 _U = np.finfo(float).eps / 2
+#: `contract` keeps X = e^ℓ only up to h·e^HIGH_LOSS (x/h and the moment sums stay finite in float64)
+HIGH_LOSS = 690.0
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,13 @@ class GridLaw:
     dropped_moment: float
     w1_error: float
     bound: str
+    #: lower only — single-step atoms left out of the law because X = e^ℓ lies beyond float64 (`contract`):
+    #: high: (losses, P-masses) of atoms with ℓ > ln h + HIGH_LOSS; low: Q-mass of the outcomes whose X rounded
+    #: to 0 (ℓ < −745: atoms, or a first cell whose P-mass underflowed) and the largest ℓ among them
+    high_losses: np.ndarray = field(default_factory=lambda: np.empty(0))
+    high_masses: np.ndarray = field(default_factory=lambda: np.empty(0))
+    low_mass: float = 0.0
+    low_top: float = -math.inf
 
     def mean(self) -> float:
         """E_Q[Y] over the kept mass, top bin at its exact moment."""
@@ -121,8 +130,10 @@ def contract(law: LossLaw, h: float, top: int, offset: float = 0.0) -> GridLaw:
     q, m, tail_q, tail_m, scale, _ = _cells(law, edges)
     q, m = np.append(q, tail_q), np.append(m, tail_m)
     values, p_at, q_at = law.atoms()
+    high_cut = math.log(h) + HIGH_LOSS
     if values.size:
-        x_at = np.exp(values)
+        with np.errstate(over="ignore"):
+            x_at = np.exp(np.minimum(values, high_cut))
         with np.errstate(divide="ignore"):  # membership exactly as the CDFs counted the atom (value ≤ ln edge)
             cell = np.searchsorted(np.log(edges), values, side="left") - 1  # −1: at or below the first edge
         inside = cell >= 0
@@ -134,10 +145,28 @@ def contract(law: LossLaw, h: float, top: int, offset: float = 0.0) -> GridLaw:
         q[noise], m[noise | (m < 0)] = 0.0, 0.0
     keep = q > 0
     hi_edge = np.append(edges[1:], np.inf)
-    xs = np.clip(m[keep] / q[keep], edges[keep], hi_edge[keep])
+    with np.errstate(over="ignore"):
+        xs = np.clip(m[keep] / q[keep], edges[keep], hi_edge[keep])
+    # the tail cell's mean may exceed float64 (tiny Q-mass): it lies in the top bin, whose excess moment the
+    # lower PLDs drop, so lowering it to the cap keeps the bound (and x/h finite in `_merge`)
+    xs = np.minimum(xs, h * math.exp(HIGH_LOSS))
     ws = q[keep]
+    # X that rounded to 0 in the first cell (its P-mass underflowed) is not X = 0 (P = 0, add loss +inf): dropped
+    # from the law and kept aside as `low` (all members have X ≤ e_1)
+    zero = xs <= 0
+    low_mass, low_top = float(np.sum(ws[zero])), (math.log(edges[1]) if np.any(zero) else -math.inf)
+    xs, ws = xs[~zero], ws[~zero]
+    high_losses = high_masses = np.empty(0)
     if values.size:
-        xs, ws = np.concatenate([xs, x_at]), np.concatenate([ws, q_at])
+        # atoms beyond float64 in X (ℓ > ln h + HIGH_LOSS, above any top bin) or below it (X rounds to 0 but
+        # ℓ > −inf): left out of the law (a sub-pair: dominated in both directions), kept aside for `_pld`
+        high, low = values > high_cut, x_at <= 0
+        high_losses, high_masses = values[high], p_at[high]
+        if np.any(low):
+            low_mass += float(np.sum(q_at[low]))
+            low_top = max(low_top, float(np.max(values[low])))
+        mid = ~(high | low)
+        xs, ws = np.concatenate([xs, x_at[mid]]), np.concatenate([ws, q_at[mid]])
     if law.q_neg_inf > 0:
         xs, ws = np.append(xs, 0.0), np.append(ws, law.q_neg_inf)
     order = np.argsort(xs, kind="stable")
@@ -146,7 +175,8 @@ def contract(law: LossLaw, h: float, top: int, offset: float = 0.0) -> GridLaw:
     masses = np.append(masses, top_mass)
     g = offset + h * np.arange(top + 1)
     w1 = EVAL_RTOL * float(np.dot(scale, edges[1:] + 1.0)) + _U * (float(np.dot(masses, g)) + top_excess)
-    return GridLaw(h, offset, masses, top_excess, law.p_inf, dropped, dropped_moment, w1, "lower")
+    return GridLaw(h, offset, masses, top_excess, law.p_inf, dropped, dropped_moment, w1, "lower",
+                   high_losses, high_masses, low_mass, low_top)
 
 
 def _check(law: LossLaw, h: float, top: int, offset: float) -> None:
@@ -228,9 +258,9 @@ def _merge(xs: np.ndarray, ws: np.ndarray, h: float, top: int):
     i, rem = 0, (ws[0] if n else 0.0)
     while i < n:
         x = xs[i]
-        k = int(math.floor(x / h + 0.5))
-        if k >= top:
+        if not x / h + 0.5 < top:  # top bin (also when x/h is beyond float64)
             break
+        k = int(math.floor(x / h + 0.5))
         r = x - k * h
         if r >= 0:
             if down(rem, rem * r, k):

@@ -134,14 +134,26 @@ class LaplaceLoss(LossLaw):
 
 
 class FiniteLoss(LossLaw):
-    """A finite pair: atoms ℓ_i = ln P_i/Q_i, merged when equal; P-mass where Q = 0 is p_inf, Q-mass where P = 0 is q_neg_inf."""
+    """A finite pair: atoms ℓ_i = ln P_i/Q_i, merged when equal; P-mass where Q = 0 is p_inf, Q-mass where P = 0 is q_neg_inf.
 
-    def __init__(self, p: np.ndarray, q: np.ndarray):
+    `losses` (optional): the float64 loss of each outcome, formed in log space from the exact probabilities
+    (`loss_law`, F1). Then only an infinite loss marks a zero: a mass that underflows float64 (e.g. Q = 1e-400)
+    is stored as 0.0 but its atom keeps its finite loss — it is not "Q = 0" (issue #10 item 7). Without
+    `losses`, they are ln p − ln q of the float masses (an underflowed mass then counts as a zero).
+    """
+
+    def __init__(self, p: np.ndarray, q: np.ndarray, losses: np.ndarray | None = None):
         p, q = np.asarray(p, float), np.asarray(q, float)
-        both = (p > 0) & (q > 0)
-        self.p_inf = float(np.sum(p[(q == 0) & (p > 0)]))
-        self.q_neg_inf = float(np.sum(q[(p == 0) & (q > 0)]))
-        values = np.log(p[both]) - np.log(q[both])
+        if losses is None:
+            with np.errstate(divide="ignore"):
+                losses = np.where((p > 0) & (q > 0), np.log(np.where(p > 0, p, 1.0)) - np.log(np.where(q > 0, q, 1.0)),
+                                  np.where(p > 0, np.inf, -np.inf))
+            losses = np.where((p == 0) & (q == 0), np.nan, losses)
+        losses = np.asarray(losses, float)
+        both = np.isfinite(losses)
+        self.p_inf = float(np.sum(p[losses == np.inf]))
+        self.q_neg_inf = float(np.sum(q[losses == -np.inf]))
+        values = losses[both]
         order = np.argsort(values, kind="stable")
         values, pm, qm = values[order], p[both][order], q[both][order]
         uniq, index = np.unique(values, return_inverse=True)
@@ -184,8 +196,31 @@ def loss_law(mech: Mechanism) -> LossLaw:
     if isinstance(mech, Laplace):
         return LaplaceLoss(float(mech.scale))
     if isinstance(mech, FinitePair):
-        import mpmath as mp
-        with mp.workdps(30):
-            p, q = mech.probabilities()
-            return FiniteLoss(np.array([float(x) for x in p]), np.array([float(x) for x in q]))
+        return _finite_loss(mech)
     raise InvalidParameter("mechanism", mech, "has no float64 loss law")
+
+
+def _finite_loss(mech: FinitePair) -> FiniteLoss:
+    """FiniteLoss of a finite pair with every loss formed in log space from the exact probabilities (F1).
+
+    ℓ_i = ln P_i − ln Q_i in mpmath (its exponent range is unbounded: Q_i = 1e-400 gives the finite loss
+    ln(P_i·10^400)), rounded once to float64; never float(P_i)/float(Q_i) before the log. Masses are then rounded
+    to float64 separately (a mass below the float64 range becomes 0.0 on an atom whose loss stays finite).
+    Outcomes with P_i = Q_i = 0 are dropped.
+    """
+    import mpmath as mp
+    with mp.workdps(40):
+        p, q = mech.probabilities()
+        losses = []
+        for a, b in zip(p, q):
+            a, b = mp.mpf(a), mp.mpf(b)
+            if a == 0 and b == 0:
+                losses.append(np.nan)
+            elif b == 0:
+                losses.append(np.inf)
+            elif a == 0:
+                losses.append(-np.inf)
+            else:
+                losses.append(float(mp.log(a) - mp.log(b)))
+        return FiniteLoss(np.array([float(mp.mpf(x)) for x in p]), np.array([float(mp.mpf(x)) for x in q]),
+                          np.array(losses))
