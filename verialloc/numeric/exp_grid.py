@@ -300,8 +300,9 @@ def _merge(xs: np.ndarray, ws: np.ndarray, h: float, top: int):
         if deficit <= 0:
             place(k, mass)
             continue
-        # remnant: nothing left above; its mean lies below k·h
-        mean = target - deficit / mass
+        # remnant: nothing left above; its mean lies below k·h — from the moment itself (target − deficit/mass
+        # cancels to 0 when the atoms are small against k·h, which put the class on a grid point below its mean)
+        mean = moment / mass
         kf = int(math.floor(mean / h))
         if not down(mass, mass * (mean - kf * h), kf):
             dropped += mass
