@@ -17,6 +17,7 @@ import mpmath as mp
 
 from ..config import Config
 from ..errors import UnsupportedRequest
+from ..rounding import trivial_epsilon_lower
 from ..result import Bracket, max_bracket
 from ..validation import direction as check_direction, open_unit, real
 from .analytic import BOUNDS, Options
@@ -74,7 +75,7 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, op
         hi, name, results = _invert(config, target, dir_, options)
         details = _details(results, name)
         details["delta_at_epsilon"] = results[name].value
-        return Bracket("epsilon", mp.mpf(math.log1p(-target)), mp.mpf(hi), METHOD, dir_, "bound", details)
+        return Bracket("epsilon", mp.mpf(trivial_epsilon_lower(target)), mp.mpf(hi), METHOD, dir_, "bound", details)
 
     return one(d) if d != "both" else max_bracket(one("remove"), one("add"))
 

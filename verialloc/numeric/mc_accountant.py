@@ -17,6 +17,7 @@ import numpy as np
 from ..config import Config
 from ..errors import InvalidParameter, UnsupportedRequest
 from ..mechanisms import Gaussian
+from ..rounding import trivial_epsilon_lower
 from ..result import Bracket, max_bracket
 from ..validation import direction as check_direction, integer, open_unit, real
 from . import montecarlo as mc
@@ -54,7 +55,7 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, *,
     """
     target = float(open_unit("delta", delta))
     opts = _options(config, samples, seed, confidence, interval, proposal)
-    eps_min = math.log1p(-target)
+    eps_min = trivial_epsilon_lower(target)
 
     def one(d: str, conf: float) -> Bracket:
         draws = _draws_for_target(config, d, target, eps_min, opts, conf)
