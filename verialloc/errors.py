@@ -4,11 +4,11 @@ Every message names the parameter and its valid range, so the CLI can print it a
 """
 
 
-class VerifallocError(Exception):
+class VeriallocError(Exception):
     """Base class of all verialloc errors."""
 
 
-class InvalidParameter(VerifallocError, ValueError):
+class InvalidParameter(VeriallocError, ValueError):
     """A parameter is outside its valid range (or not a number at all)."""
 
     def __init__(self, name: str, value, valid: str):
@@ -16,7 +16,7 @@ class InvalidParameter(VerifallocError, ValueError):
         super().__init__(f"{name}={value!s} is invalid: {valid}")
 
 
-class UnsupportedRequest(VerifallocError, ValueError):
+class UnsupportedRequest(VeriallocError, ValueError):
     """A valid request that the chosen method cannot compute (e.g. exact Gaussian at steps=50)."""
 
     def __init__(self, name: str, value, supported: str):
@@ -26,4 +26,4 @@ class UnsupportedRequest(VerifallocError, ValueError):
 
 class InternalError(Exception):
     """A consistency check failed inside verialloc (e.g. a certified lower end above a certified upper end):
-    a bug, never a user error. Deliberately not a VerifallocError, so it is never reported as bad input."""
+    a bug, never a user error. Deliberately not a VeriallocError, so it is never reported as bad input."""

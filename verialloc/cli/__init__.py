@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import sys
 
-from ..errors import InternalError, VerifallocError
+from ..errors import InternalError, VeriallocError
 from . import audit, certify, demo, fuzz, query, stability
 from .common import Parser
 
@@ -24,7 +24,7 @@ def build_parser() -> Parser:
 
 
 def run(argv: list[str]) -> dict:
-    """Parse and execute; returns the JSON-ready result (raises VerifallocError on bad input)."""
+    """Parse and execute; returns the JSON-ready result (raises VeriallocError on bad input)."""
     args = build_parser().parse_args(argv)
     return args.run(args)
 
@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         out = args.run(args)
-    except VerifallocError as exc:
+    except VeriallocError as exc:
         print(f"verialloc: error: {exc}", file=sys.stderr)
         return 2
     except InternalError as exc:

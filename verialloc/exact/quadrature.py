@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import mpmath as mp
 
-from ..errors import InvalidParameter, UnsupportedRequest, VerifallocError
+from ..errors import InvalidParameter, UnsupportedRequest, VeriallocError
 from ..mechanisms.base import ContinuousMechanism, mpq
 from ..validation import digits as check_digits
 from ..validation import direction as check_direction
@@ -467,7 +467,7 @@ def _epsilon_bracket(evaluate, target, hi_guess) -> tuple:
             lo, g_lo, hi = hi, g_hi, 2 * hi
             g_hi = g(hi)
         else:
-            raise VerifallocError(f"no ε found with δ(ε) < {target}: the profile does not decay")
+            raise VeriallocError(f"no ε found with δ(ε) < {target}: the profile does not decay")
     side = 0
     for _ in range(_SEARCH_ITER):
         finite = mp.isfinite(g_lo) and mp.isfinite(g_hi)
@@ -517,7 +517,7 @@ def _verify(evaluate, target, seen: dict, lo, hi) -> tuple:
             break
         w *= 8
     if lower is None or upper is None:
-        raise VerifallocError("could not verify an ε bracket: the quadrature error is too large; raise digits")
+        raise VeriallocError("could not verify an ε bracket: the quadrature error is too large; raise digits")
     return lower, upper
 
 
