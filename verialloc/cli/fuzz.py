@@ -135,6 +135,8 @@ def _violation_lines(i: int, v: dict) -> list[str]:
              f"  case: {v['description']}", f"  {v['message']}"]
     lines += [f"  $ {c}" for c in v["commands"]]
     lines.append(f"  $ {v['replay']}")
+    lines.append("  python:")
+    lines += [f"    {line}" for line in v["python"].rstrip("\n").splitlines()]
     return lines
 
 

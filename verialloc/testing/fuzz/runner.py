@@ -1,6 +1,7 @@
 """The fuzz loop: hypothesis draws cases, a worker process answers them under a wall-clock limit, failures shrink.
 
-Runs are successive hypothesis searches seeded by (seed, run number). Inside a run the test function raises one
+Runs are successive hypothesis searches seeded by (seed, run number), each drawing up to SLICE cases of one
+mechanism family (the families take turns). Inside a run the test function raises one
 exception class per *new* violation signature (kind, methods, family, scheme), so hypothesis shrinks each distinct
 bug separately (report_multiple_bugs); the next run no longer raises the signatures already found and looks for
 new ones. Results are cached per case, so hypothesis' replays cost nothing, and once the shrink budget (or the
@@ -21,6 +22,9 @@ from .checks import CERTIFY_BUDGET, certify_claim, execute, judge, trivial
 #: address-space limit of the worker (a method asking for more raises MemoryError: reported as a crash)
 WORKER_MEMORY = 4 << 30
 ALL_METHODS = ("exact", "pld", "rdp", "analytic", "mc", "best")
+#: cases drawn per hypothesis run; runs take the families in turn (one sampled_from over the families draws
+#: some of them far more often than others over a long run)
+SLICE = 8
 
 
 class _Stop(BaseException):
@@ -171,7 +175,8 @@ def fuzz(minutes: float = 1.0, seed: int = 0, methods=ALL_METHODS, families=FAMI
     try:
         while time.monotonic() < deadline and (max_cases is None or drawn < max_cases):
             known = set(report.found)
-            state = {"first_failure": None}
+            family = families[report.runs % len(families)]
+            state = {"first_failure": None, "drawn": 0}
 
             def test(case: Case) -> None:
                 nonlocal drawn
@@ -181,10 +186,12 @@ def fuzz(minutes: float = 1.0, seed: int = 0, methods=ALL_METHODS, families=FAMI
                     if state["first_failure"] is not None:  # shrinking (or the last moments of generation)
                         if now > min(deadline + shrink_budget, state["first_failure"] + shrink_budget):
                             return
-                    elif now > deadline or (max_cases is not None and drawn >= max_cases):
+                    elif (now > deadline or (max_cases is not None and drawn >= max_cases)
+                          or state["drawn"] >= SLICE):
                         raise _Stop
                     else:
                         drawn += 1
+                        state["drawn"] += 1
                     result = evaluate(case, methods, worker, timeout, certify_budget, with_certify)
                     cache[key] = result
                     report.cases.append(result)
@@ -203,12 +210,12 @@ def fuzz(minutes: float = 1.0, seed: int = 0, methods=ALL_METHODS, families=FAMI
             run = hseed(seed * 100_003 + report.runs)(settings(
                 max_examples=10**9, deadline=None, database=None, verbosity=Verbosity.quiet, derandomize=False,
                 suppress_health_check=list(HealthCheck), report_multiple_bugs=True,
-                phases=(Phase.generate, Phase.shrink))(given(cases(families))(test)))
+                phases=(Phase.generate, Phase.shrink))(given(cases((family,)))(test)))
             report.runs += 1
             try:
                 run()
             except _Stop:
-                break
+                continue  # the slice is done: the next family (the loop ends on the time or case budget)
             except FuzzFailure as exc:
                 _record(report, [exc])
             except BaseExceptionGroup as group:
