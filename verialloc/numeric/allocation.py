@@ -21,7 +21,8 @@ Float64: each convolution is direct (relative error γ_n per entry), split (the 
 by FFT) or a plain FFT (absolute error from the FFT error model, Higham 2002 Thm 24.2, times FFT_SAFETY).
 Relative errors are absorbed into the PLD masses (upper: inflated, the surplus trimmed from the lowest losses;
 lower: deflated); absolute ones are propagated as ℓ1 bounds into `float_error`, together with an estimate for
-the single-step CDF evaluations (exp_grid.EVAL_RTOL, through Wasserstein-1) and one δ evaluation's rounding.
+the single-step CDF evaluations (the loss law's accuracy contract, through Wasserstein-1) and one δ evaluation's
+rounding.
 That budget (~1e-11 … 1e-10 at t = 1000) makes upper ε infinite for δ below ~1e-10.
 
 Tail-accurate mode (`delta_floor`): every node array is a directed bound of the exact one — entrywise above it
@@ -45,7 +46,7 @@ from ..errors import InvalidParameter
 from ..validation import direction as check_direction
 from ..validation import integer
 from .compose import TINY, fft_error_bound
-from .exp_grid import EVAL_RTOL, GridLaw, contract, spread
+from .exp_grid import GridLaw, contract, spread
 from .loss_law import LossLaw
 from .pld import PLD
 
@@ -770,18 +771,20 @@ def _envelope(law: LossLaw, grid_law: GridLaw) -> GridLaw:
 
 
 def _evaluation_errors(law: LossLaw, edges: np.ndarray):
-    """EVAL_RTOL bounds on the Q-mass and on E_Q[X; ·] (= P-mass) of each cell (e_i, e_{i+1}] and of the tail
-    beyond the last edge, and on the Q-mass at or below the first edge: EVAL_RTOL times the values the CDF
-    differences use at the edges (the smaller of CDF and SF). A purely atomic law has exact (zero) differences
-    over cells without atoms: only cells holding atoms keep an error there.
+    """Bounds on the evaluation error of the Q-mass and of E_Q[X; ·] (= P-mass) of each cell (e_i, e_{i+1}] and of
+    the tail beyond the last edge, and of the Q-mass at or below the first edge: the loss law's accuracy contract
+    (LossLaw.eval_rtol, eval_abs) at the values the CDF differences use at the edges (the smaller of CDF and SF).
+    A purely atomic law has exact (zero) differences over cells without atoms: only cells holding atoms keep an
+    error there.
     """
     with np.errstate(divide="ignore"):
         y = np.log(edges)
+    rtol = np.asarray(law.eval_rtol(y), float)
     out = []
     for cdf, sf in ((law.cdf_q, law.sf_q), (law.cdf_p, law.sf_p)):
-        w = EVAL_RTOL * np.minimum(np.asarray(cdf(y), float), np.asarray(sf(y), float))
+        w = rtol * np.minimum(np.asarray(cdf(y), float), np.asarray(sf(y), float)) + law.eval_abs
         out.append([w[:-1] + w[1:], float(w[-1])])
-    below = EVAL_RTOL * float(np.asarray(law.cdf_q(y[0]), float)) if np.isfinite(y[0]) else 0.0
+    below = (rtol[0] * float(np.asarray(law.cdf_q(y[0]), float)) + law.eval_abs) if np.isfinite(y[0]) else 0.0
     values, p_at, q_at = law.atoms()
     if values.size and abs(q_at.sum() + law.q_neg_inf - 1) + abs(p_at.sum() + law.p_inf - 1) < 1e-12:
         # atoms with y[i−1] < value ≤ y[i] (as the CDFs count them) lie in cell i − 1; index edges.size: the tail

@@ -20,7 +20,6 @@ import numpy as np
 
 from ..errors import InvalidParameter, UnsupportedRequest
 from ..validation import direction as check_direction
-from .exp_grid import EVAL_RTOL
 from .loss_law import LossLaw
 from .pld import PLD
 
@@ -181,7 +180,7 @@ def discretize_pair(law: LossLaw, direction: str, step, tail, bound: str) -> PLD
       directions; what is not merged is rounded down (dropped below the grid: `truncated`), the tail above the
       grid goes to its top point (stochastic lowering of the garbled pair's PLD, F10, F49). Second order where
       the law has mass between neighbouring grid points; isolated atoms cost up to their distance to the grid.
-    Float64: every CDF/SF value is assumed within relative EVAL_RTOL of the exact one; the resulting bounds on
+    Float64: every CDF/SF value is within the loss law's accuracy contract (LossLaw.eval_rtol); the resulting bounds on
     the cell masses are pushed in the safe direction (upper: tail sums only raised; lower: ratios and masses
     only lowered), so `float_error` stays 0 (see `_spread`, `_contract`).
     """
@@ -201,27 +200,32 @@ class _Cells:
 
     lo = Pr[X ≤ e], hi = Pr[e < X < inf]; a cell uses the CDF below the crossover (lo ≤ hi), the survival function
     above it and total − CDF − SF across it (relative accuracy in both tails). scale: the magnitude of the law's
-    value used at each edge (atoms added back, since the add direction subtracts them); err: bound on the
-    absolute error of each cell mass; below / above: mass at X ≤ e_0 / e_last < X < inf, with bound tail_err.
+    value used at each edge (atoms added back, since the add direction subtracts them); edge_err: bound on the
+    error of the value used at each edge (the law's accuracy contract at that edge, LossLaw.eval_rtol/eval_abs,
+    plus 2u for adding an atom back); err: bound on the absolute error of each cell mass; below / above: mass at
+    X ≤ e_0 / e_last < X < inf, with bound tail_err.
     """
 
-    def __init__(self, le, gt, atoms, edges: np.ndarray, total: float):
+    def __init__(self, le, gt, atoms, edges: np.ndarray, total: float, rtol: np.ndarray, eval_abs: float):
         self.lo, self.hi = np.asarray(le(edges), float), np.asarray(gt(edges), float)
         self.low = self.lo <= self.hi
         self.scale = np.where(self.low, self.lo, self.hi) + np.asarray(atoms, float)
+        self.edge_err = (rtol + 2 * _U) * self.scale + eval_abs
         lo, hi, low = self.lo, self.hi, self.low
         cell = np.where(low[1:], lo[1:] - lo[:-1], np.where(low[:-1], total - lo[:-1] - hi[1:], hi[:-1] - hi[1:]))
-        self.err = (EVAL_RTOL + 2 * _U) * (self.scale[:-1] + self.scale[1:]) + 2 * _U * np.abs(cell)
+        self.err = self.edge_err[:-1] + self.edge_err[1:] + 2 * _U * np.abs(cell)
         self.cell = np.maximum(cell, 0.0)
         self.below = float(lo[0] if low[0] else total - hi[0])
         self.above = float(hi[-1] if not low[-1] else total - lo[-1])
-        self.tail_err = (EVAL_RTOL + 2 * _U) * self.scale[[0, -1]]
+        self.tail_err = self.edge_err[[0, -1]]
 
 
 def _pair(var: _Variable, edges: np.ndarray) -> tuple[_Cells, _Cells]:
     """Cells of the first (remove: P, add: Q) and the second distribution of the view."""
-    first = _Cells(var.le, var.gt, var.atom(edges), edges, 1.0 - var.inf_mass)
-    second = _Cells(var.le2, var.gt2, var.atom(edges, var.second_masses), edges, 1.0 - var.second_neg_inf)
+    rtol = np.asarray(var.law.eval_rtol(edges if var.remove else -edges), float)
+    first = _Cells(var.le, var.gt, var.atom(edges), edges, 1.0 - var.inf_mass, rtol, var.law.eval_abs)
+    second = _Cells(var.le2, var.gt2, var.atom(edges, var.second_masses), edges, 1.0 - var.second_neg_inf, rtol,
+                    var.law.eval_abs)
     return first, second
 
 
@@ -233,7 +237,7 @@ def _spread(var: _Variable, grid: np.ndarray) -> PLD:
     these: both totals kept). Above the top point g_T, first-mass e^{g_T}·b_T stays at g_T and the excess goes to
     +inf; below g_0 everything goes to g_0 (the second's excess to −inf, invisible here).
     Float64: the PLD is built from the sums Pr[X' ≥ g_c] (above the crossover) and Pr[X' ≤ g_{c−1}] (below it),
-    each moved outward by a bound on the error of the CDF values (EVAL_RTOL each), of u (cancellation: divided by
+    each moved outward by a bound on the error of the CDF values (the law's contract), of u (cancellation: divided by
     1 − e^{−step}) and of the roundings, then made monotone outward; so every tail sum of the result is ≥ the exact
     pair's and the total stays 1. Atoms are located by the law's float64 loss values.
     """
@@ -243,7 +247,7 @@ def _spread(var: _Variable, grid: np.ndarray) -> PLD:
     den = -np.expm1(grid[:-1] - grid[1:])
     up = np.clip((a.cell - g[:-1] * b.cell) / den, 0.0, a.cell)
     up_err = (a.err + g[:-1] * b.err + 8 * _U * (a.cell + g[:-1] * b.cell)) / den * (1 + 8 * _U) + 4 * _U * up
-    cross_err = up_err + (EVAL_RTOL + 4 * _U) * a.scale[1:]
+    cross_err = up_err + a.edge_err[1:] + 2 * _U * a.scale[1:]
     tails = a.hi[1:] + var.inf_mass + up + cross_err  # Pr[X' ≥ g_c], c = 1..n−1
     heads = a.lo[1:] - up - cross_err  # Pr[X' ≤ g_{c−1}]
     excess = a.above - g[-1] * b.above

@@ -29,9 +29,6 @@ import numpy as np
 from ..errors import InvalidParameter
 from .loss_law import LossLaw
 
-#: assumed relative accuracy of one loss-law CDF/SF evaluation (ndtr/exp/log in the range used); it only
-#: enters the single-step float estimate `w1_error`
-EVAL_RTOL = 1e-13
 _U = np.finfo(float).eps / 2
 #: `contract` keeps X = e^ℓ only up to h·e^HIGH_LOSS (x/h and the moment sums stay finite in float64)
 HIGH_LOSS = 690.0
@@ -43,8 +40,8 @@ class GridLaw:
 
     top_excess: E_Q[Y − T·h; top bin] ≥ 0 (kept directly, no cancellation); singular: P-mass with no Q-mass
     (ratio +inf); dropped / dropped_moment: Q-mass and E_Q[Y; ·] removed (lower bounds only); w1_error:
-    estimated Wasserstein-1 distance of the float64 result to the law the same construction gives in exact
-    arithmetic (from EVAL_RTOL).
+    bound on the Wasserstein-1 distance of the float64 result to the law the same construction gives in exact
+    arithmetic (from the loss law's accuracy contract, LossLaw.eval_rtol / eval_abs).
     """
 
     h: float
@@ -74,26 +71,28 @@ def _cells(law: LossLaw, edges: np.ndarray):
     """Q-mass and E_Q[X; ·] of the finite-ℓ part on the cells (e_i, e_{i+1}] and on the tail (e_last, ∞).
 
     Each edge uses the smaller of its CDF and SF (relative accuracy in both tails); a cell whose edges use
-    different sides is total − CDF − SF. Returns (mass, moment, tail_mass, tail_moment, error scale, head), head
+    different sides is total − CDF − SF. Returns (mass, moment, tail_mass, tail_moment, error, head): error bounds
+    the evaluation error of each cell's two edges under both laws (the law's accuracy contract), head
     the Q-mass of finite ℓ at X ≤ e_0 — from the same evaluation as the cells, so an atom sitting on the first
     edge is counted exactly once (a second ln of the edge may round to the other side of the atom).
     """
     with np.errstate(divide="ignore"):
         y = np.log(edges)
-    out, scale, head = [], np.zeros(edges.size - 1), 0.0
+    out, error, head = [], np.zeros(edges.size - 1), 0.0
+    rtol = np.asarray(law.eval_rtol(y), float)
     for cdf, sf, total in ((law.cdf_q, law.sf_q, 1.0 - law.q_neg_inf), (law.cdf_p, law.sf_p, 1.0 - law.p_inf)):
         lo, hi = np.asarray(cdf(y), float), np.asarray(sf(y), float)
         low = lo <= hi  # monotone: True on a prefix
         lo_c, hi_c, low_l, low_r = lo[:-1], hi[1:], low[:-1], low[1:]
         cell = np.where(low_r, lo[1:] - lo_c, np.where(low_l, total - lo_c - hi_c, hi[:-1] - hi_c))
-        weight = np.where(low, lo, hi)
-        scale += weight[:-1] + weight[1:]
+        weight = np.where(low, lo, hi) * rtol + law.eval_abs
+        error += weight[:-1] + weight[1:]
         tail = hi[-1] if not low[-1] else total - lo[-1]
         out.append((np.maximum(cell, 0.0), max(float(tail), 0.0)))
         if not out[1:]:
             head = max(float(lo[0] if low[0] else total - hi[0]), 0.0)
     (qm, qt), (mm, mt) = out
-    return qm, mm, qt, mt, scale, head
+    return qm, mm, qt, mt, error, head
 
 
 def spread(law: LossLaw, h: float, top: int, offset: float = 0.0) -> GridLaw:
@@ -105,7 +104,7 @@ def spread(law: LossLaw, h: float, top: int, offset: float = 0.0) -> GridLaw:
     """
     _check(law, h, top, offset)
     g = offset + h * np.arange(top + 1)
-    q, m, tail_q, tail_m, scale, head = _cells(law, g)
+    q, m, tail_q, tail_m, error, head = _cells(law, g)
     up = np.clip((m - g[:-1] * q) / h, 0.0, q)
     tail_excess = max(tail_m - g[-1] * tail_q, 0.0)
     masses = np.zeros(top + 1)
@@ -113,7 +112,7 @@ def spread(law: LossLaw, h: float, top: int, offset: float = 0.0) -> GridLaw:
     masses[1:] += up
     masses[0] += law.q_neg_inf + head
     masses[-1] += tail_q
-    w1 = EVAL_RTOL * float(np.dot(scale, g[1:] + 1.0)) + _U * (float(np.dot(masses, g)) + tail_excess)
+    w1 = float(np.dot(error, g[1:] + 1.0)) + _U * (float(np.dot(masses, g)) + tail_excess)
     return GridLaw(h, offset, masses, tail_excess, law.p_inf, 0.0, 0.0, w1, "upper")
 
 
@@ -127,7 +126,7 @@ def contract(law: LossLaw, h: float, top: int, offset: float = 0.0) -> GridLaw:
     """
     _check(law, h, top, offset)
     edges = offset + h * np.concatenate([[0.0], np.arange(top) + 0.5])
-    q, m, tail_q, tail_m, scale, _ = _cells(law, edges)
+    q, m, tail_q, tail_m, error, _ = _cells(law, edges)
     q, m = np.append(q, tail_q), np.append(m, tail_m)
     values, p_at, q_at = law.atoms()
     high_cut = math.log(h) + HIGH_LOSS
@@ -174,7 +173,7 @@ def contract(law: LossLaw, h: float, top: int, offset: float = 0.0) -> GridLaw:
     masses, top_mass, top_excess, dropped, dropped_moment = _merge(ys, ws[order], h, top)
     masses = np.append(masses, top_mass)
     g = offset + h * np.arange(top + 1)
-    w1 = EVAL_RTOL * float(np.dot(scale, edges[1:] + 1.0)) + _U * (float(np.dot(masses, g)) + top_excess)
+    w1 = float(np.dot(error, edges[1:] + 1.0)) + _U * (float(np.dot(masses, g)) + top_excess)
     return GridLaw(h, offset, masses, top_excess, law.p_inf, dropped, dropped_moment, w1, "lower",
                    high_losses, high_masses, low_mass, low_top)
 

@@ -9,6 +9,7 @@ exp-PLD that the allocation discretization needs.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from fractions import Fraction
 
 import numpy as np
 from scipy import special
@@ -17,13 +18,35 @@ from ..mechanisms import FinitePair, Gaussian, Laplace, Mechanism
 from ..errors import InvalidParameter
 
 
+_U = np.finfo(np.float64).eps / 2
+#: smallest positive float64: values in the subnormal range keep only an absolute accuracy
+_TINY = np.finfo(np.float64).smallest_subnormal
+
+
 class LossLaw(ABC):
-    """Laws of the loss under P and Q for one dominating pair."""
+    """Laws of the loss under P and Q for one dominating pair.
+
+    Accuracy contract (issue #10 item 10): every float64 value v of cdf_p, sf_p, cdf_q, sf_q at y is within
+    eval_rtol(y)·v + eval_abs of the exact value for the mechanism's exact parameters. Each law states its bound
+    and how it is derived (closed-form routines: their published or measured accuracy, re-measured against mpmath
+    by tests/numeric/test_eval_accuracy.py; sums: exact rational accumulation).
+    """
 
     #: P(Q = 0): loss +inf under P
     p_inf: float = 0.0
     #: Q(P = 0): loss −inf under Q
     q_neg_inf: float = 0.0
+    #: absolute part of the accuracy contract: results near the float64 underflow keep only an absolute accuracy
+    eval_abs: float = 1e-320
+
+    @abstractmethod
+    def eval_rtol(self, y) -> np.ndarray:
+        """Relative part of the accuracy contract at losses y (array)."""
+
+    def log_slope(self, y) -> np.ndarray:
+        """A bound on |d ln F/dy| for the four functions F at y (how an error in y moves them relatively); +inf
+        where unbounded. Finite atoms do not count: their membership is decided by exact comparison."""
+        return np.full(np.shape(np.asarray(y, float)), np.inf)
 
     @abstractmethod
     def cdf_p(self, y): """P(ℓ ≤ y) over finite ℓ."""
@@ -75,6 +98,9 @@ def _search(fn, start: float, decreasing: bool) -> float:
 class GaussianLoss(LossLaw):
     """ℓ ~ N(μ, 2μ) under P and N(−μ, 2μ) under Q, μ = 1/(2σ²) (F15)."""
 
+    #: ndtr flushes to 0 below z ≈ −37.677, where the exact Φ is still up to 5.9e-311
+    eval_abs = 1e-310
+
     def __init__(self, sigma: float):
         self.mu = 1.0 / (2.0 * sigma * sigma)
         self.scale = np.sqrt(2.0 * self.mu)
@@ -93,6 +119,27 @@ class GaussianLoss(LossLaw):
 
     def support(self):
         return -np.inf, np.inf
+
+    def _z(self, y) -> np.ndarray:
+        y = np.asarray(y, float)
+        with np.errstate(invalid="ignore"):
+            z = np.maximum(np.abs(y - self.mu), np.abs(y + self.mu)) / self.scale
+        return np.where(np.isfinite(z), z, 0.0)
+
+    def eval_rtol(self, y):
+        """16·(1 + z²)·u, z the larger standardized argument (y ∓ μ)/√(2μ).
+
+        scipy's ndtr (Cephes erfc/erf; its documentation reports peak relative errors 5.7e-14 for erfc on
+        [0, 26.6]) loses relative accuracy like z²·u in the tails (the rounding of the exponent −z²/2): measured
+        ≤ 4.1·(1 + z²)·u over 6·10⁴ points in [−37.5, 8.3] (the former flat 1e-13 assumption fails from z ≈ 26,
+        2.4e-13 at z = −36.9). The argument's own roundings and those of μ, √(2μ) from the float σ move z by
+        ≤ 6u|z|, i.e. Φ by ≤ 6(|z| + 1)|z|·u relatively (Mills ratio); 16 covers the sum with a factor ~1.5."""
+        z = self._z(y)
+        return 16.0 * (1.0 + z * z) * _U
+
+    def log_slope(self, y):
+        """|d ln Φ(z)/dz| ≤ |z| + 2 for both tails (Mills ratio), over dz/dy = 1/√(2μ)."""
+        return (self._z(y) + 2.0) / self.scale
 
 
 class LaplaceLoss(LossLaw):
@@ -128,6 +175,18 @@ class LaplaceLoss(LossLaw):
     def support(self):
         return -self.top, self.top
 
+    def eval_rtol(self, y):
+        """(8 + 4(|y| + 1/b))·u: each value is ½e^a or 1 − ½e^a (or its Q analogue) with |a| ≤ 1/b, and the
+        roundings of a = (c − 1)/b (c = (1 + yb)/2, b from the float scale) move a by ≤ 4u(|y| + 1/b), which moves
+        e^a relatively by as much (exp and expm1 within 1 ulp: 2u more); 1 − ½e^a ≥ ½ is no worse."""
+        y = np.abs(np.asarray(y, float))
+        return (8.0 + 4.0 * (np.where(np.isfinite(y), y, 0.0) + self.top)) * _U
+
+    def log_slope(self, y):
+        """Inside (−1/b, 1/b) ln of each function has slope at most ½ (e.g. ln ½e^{y/2 − 1/(2b)}; the others are
+        ¼e^{·}/(1 − ½e^{·}) with e^{·} ≤ 1); the end atoms are compared exactly."""
+        return np.ones(np.shape(np.asarray(y, float)))
+
     def atoms(self):
         e = np.exp(-self.top)
         return np.array([-self.top, self.top]), np.array([0.5 * e, 0.5]), np.array([0.5, 0.5 * e])
@@ -160,9 +219,20 @@ class FiniteLoss(LossLaw):
         self._values = uniq
         self._p = np.bincount(index, weights=pm, minlength=uniq.size)
         self._q = np.bincount(index, weights=qm, minlength=uniq.size)
-        self._cp, self._cq = np.cumsum(self._p), np.cumsum(self._q)
-        self._sp = np.concatenate([np.cumsum(self._p[::-1])[::-1][1:], [0.0]])
-        self._sq = np.concatenate([np.cumsum(self._q[::-1])[::-1][1:], [0.0]])
+        self._cp, self._cq = _exact_cumsum(self._p), _exact_cumsum(self._q)
+        self._sp = np.concatenate([_exact_cumsum(self._p[::-1])[::-1][1:], [0.0]])
+        self._sq = np.concatenate([_exact_cumsum(self._q[::-1])[::-1][1:], [0.0]])
+        # every float mass is within u of the exact one (or, underflowed, within TINY/2): a table value is the
+        # correctly rounded sum of such masses
+        self.eval_abs = LossLaw.eval_abs + uniq.size * _TINY
+
+    def eval_rtol(self, y):
+        """3u: the CDF/SF tables are exact rational sums of the float masses, rounded once (`_exact_cumsum`); each
+        mass is the exact probability rounded to nearest. Membership of an atom is an exact float comparison."""
+        return np.full(np.shape(np.asarray(y, float)), 3 * _U)
+
+    def log_slope(self, y):
+        return np.zeros(np.shape(np.asarray(y, float)))
 
     def _at(self, table, y, below):
         i = np.searchsorted(self._values, np.asarray(y, float), side="right") - 1
@@ -187,6 +257,15 @@ class FiniteLoss(LossLaw):
 
     def atoms(self):
         return self._values, self._p, self._q
+
+
+def _exact_cumsum(masses: np.ndarray) -> np.ndarray:
+    """Prefix sums of non-negative floats, each the correctly rounded exact sum (no accumulated rounding)."""
+    total, out = Fraction(0), np.empty(masses.size)
+    for i, m in enumerate(masses.tolist()):
+        total += Fraction(m)
+        out[i] = float(total)
+    return out
 
 
 def loss_law(mech: Mechanism) -> LossLaw:

@@ -15,6 +15,8 @@ from ..validation import rate as check_rate
 from .loss_law import LossLaw
 from .pld import PLD
 
+_U = np.finfo(np.float64).eps / 2
+
 
 def _rate(rate) -> float:
     return float(check_rate("rate", rate))
@@ -55,6 +57,7 @@ class SubsampledLoss(LossLaw):
         self.q_neg_inf = law.q_neg_inf - self.low_atom
         self._base_values = law.atoms()[0]
         self._images = subsampled_loss(self._base_values, self.lam)
+        self.eval_abs = law.eval_abs * 2
 
     def _inverse(self, y) -> np.ndarray:
         """φ_λ(y), nudged so that the base atoms with g_λ(v) ≤ y are exactly those with v ≤ φ_λ(y)."""
@@ -67,6 +70,24 @@ class SubsampledLoss(LossLaw):
             above = self._base_values[np.minimum(i, self._images.size - 1)]
             x = np.where(i < self._images.size, np.minimum(x, np.nextafter(above, -np.inf)), x)
         return x
+
+    def eval_rtol(self, y):
+        """Base contract at x = φ_λ(y), plus the argument error moved through the base's log-slope, plus 6u for the
+        mixture λF + (1 − λ)G. |x̂ − x| ≤ 4u(|x| + |y| + |ln λ| + 1 + |1 − e^{−x}|): t = expm1(y)/λ is within 4u
+        relatively (λ from the float rate included) and log1p has condition |t/(1 + t)| = |1 − e^{−x}|; the large-y
+        branch y − ln λ + log1p(·) is within 4u(|y| + |ln λ| + 1). Atoms of a finite base are matched exactly
+        (`_inverse`), so only a continuous base pays the slope term."""
+        y = np.asarray(y, float)
+        x = self._inverse(y)
+        ok = np.isfinite(x)
+        xs = np.where(ok, x, 0.0)
+        with np.errstate(over="ignore"):
+            cond = np.abs(-np.expm1(-np.minimum(xs, 700.0)))
+            dx = 4 * _U * (np.abs(xs) + np.abs(np.where(np.isfinite(y), y, 0.0)) + abs(np.log(self.lam)) + 1.0 + cond)
+            slope = self.base.log_slope(xs)
+            moved = np.where(slope == 0, 0.0, slope * dx)
+        rtol = self.base.eval_rtol(xs) + moved + 6 * _U
+        return np.where(ok, np.minimum(rtol, 1e300), 6 * _U)
 
     def _low(self, y, at_or_above: bool) -> np.ndarray:
         y = np.asarray(y, dtype=np.float64)
