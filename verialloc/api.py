@@ -8,9 +8,15 @@
     >>> fast = api.epsilon(Config(Gaussian(1), steps=1000), "1e-6", method="pld", settings=Settings(loss_step=1e-4))
     >>> fast.lower <= fast.upper
     True
+
+Before dispatch every query is checked by the cost model (verialloc.cost): parameters a float64 method cannot
+represent and requests whose estimated time or memory exceeds the budget are refused (UnsupportedRequest, a
+`cost.BudgetExceeded` for the budget) before any work starts. `budget=` takes seconds or a `cost.Budget`
+(default 600 s and 8 GiB).
 """
 from __future__ import annotations
 
+from . import cost
 from .config import Config
 from .errors import InvalidParameter
 from .exact import accountant as exact_accountant
@@ -33,18 +39,29 @@ def _method(name: str):
     return METHODS[name]
 
 
+def _checked(query: str, config: Config, method: str, value, digits, budget, options: dict):
+    module, digits = _method(method), check_digits(digits)
+    if not isinstance(config, Config):
+        raise InvalidParameter("config", config, "must be a verialloc.Config")
+    cost.check(query, config, method, value, options, budget, digits)
+    return module, digits
+
+
 def delta(config: Config, epsilon, *, direction: str = "both", method: str = "exact", digits: int = 30,
-          **options) -> Bracket:
+          budget=None, **options) -> Bracket:
     """Bracket [lower, upper] for δ(ε) of the dominating pair of `config`."""
-    return _method(method).delta(config, epsilon, direction, check_digits(digits), **options)
+    module, digits = _checked("delta", config, method, epsilon, digits, budget, options)
+    return module.delta(config, epsilon, direction, digits, **options)
 
 
 def epsilon(config: Config, delta, *, direction: str = "both", method: str = "exact", digits: int = 30,
-            **options) -> Bracket:
+            budget=None, **options) -> Bracket:
     """Bracket [lower, upper] for ε(δ) = inf{ε : δ(ε) ≤ delta}."""
-    return _method(method).epsilon(config, delta, direction, check_digits(digits), **options)
+    module, digits = _checked("epsilon", config, method, delta, digits, budget, options)
+    return module.epsilon(config, delta, direction, digits, **options)
 
 
-def rdp(config: Config, alpha, *, method: str = "exact", digits: int = 30) -> Bracket:
+def rdp(config: Config, alpha, *, method: str = "exact", digits: int = 30, budget=None) -> Bracket:
     """Rényi DP of the remove direction at order alpha."""
-    return _method(method).rdp(config, alpha, check_digits(digits))
+    module, digits = _checked("rdp", config, method, alpha, digits, budget, {})
+    return module.rdp(config, alpha, digits)

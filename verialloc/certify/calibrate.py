@@ -8,7 +8,11 @@ in σ (invariant I5: larger σ is a post-processing of smaller σ, F8), hence so
   refuted   → ε_lower(σ) > target: σ and, by I5, every smaller σ miss it (σ_lower moves up to it).
 So the smallest σ meeting the target lies in (σ_lower, σ_upper]. Bisection (geometric midpoints, rounded to
 SIG_DIGITS significant digits) stops when σ_upper/σ_lower − 1 ≤ tolerance, when a probe is inconclusive (the
-target is inside that σ's certified bracket), or when the budget is spent.
+target is inside that σ's certified bracket), or when the budget is spent. The budget is a hard limit: the
+elapsed time is checked before every probe, each probe's `certify` gets only the remaining seconds, and a probe
+whose first step does not fit in them (cost model, verialloc.cost) ends the search; what is certified so far is
+returned with `converged` false and the stop reason. A target ε <= 0 is refused (ε(δ) <= 0 means a total
+variation distance <= δ, out of reach within the σ range searched; pure ε = 0 needs σ = ∞).
 """
 from __future__ import annotations
 
@@ -20,9 +24,10 @@ from fractions import Fraction
 import mpmath as mp
 
 from ..config import Config
+from ..cost import BudgetExceeded
 from ..errors import InvalidParameter
 from ..mechanisms import Gaussian
-from ..validation import positive
+from ..validation import positive, to_fraction
 from .refine import certify
 from .verdict import make_claim
 
@@ -56,6 +61,13 @@ def calibrate(template: Config, target_epsilon, delta, *, direction: str = "both
     strict=True runs every probe with `certify(strict=True)` (rigorous bounds only)."""
     if not isinstance(template.mechanism, Gaussian):
         raise InvalidParameter("mechanism", template.mechanism.name, "calibrate searches the Gaussian noise σ")
+    target = to_fraction("target-epsilon", target_epsilon)
+    if target < 0:
+        raise InvalidParameter("target-epsilon", target_epsilon, "must be > 0")
+    if target == 0:
+        raise InvalidParameter("target-epsilon", target_epsilon,
+                               "must be > 0: epsilon = 0 (pure DP) needs sigma = infinity, and at delta > 0 it means "
+                               "a total variation distance <= delta, far outside the calibrated sigma range")
     claim = make_claim(delta=delta, claimed_epsilon=target_epsilon)
     tol = positive("tolerance", tolerance)
     seconds = float(positive("budget", budget))
@@ -64,10 +76,16 @@ def calibrate(template: Config, target_epsilon, delta, *, direction: str = "both
     probes: list = []
 
     def probe(sigma: Fraction) -> str:
+        """The probe's verdict, or "budget" when the remaining seconds cannot hold even its first step."""
         left = seconds - (time.perf_counter() - start)
         t0 = time.perf_counter()
-        cert = certify(replace(template, mechanism=Gaussian(sigma)), claim, direction, max(left, 1e-3), progress,
-                       strict=strict)
+        try:
+            cert = certify(replace(template, mechanism=Gaussian(sigma)), claim, direction, max(left, 1e-3), progress,
+                           strict=strict)
+        except BudgetExceeded:
+            if not probes:
+                raise  # not even one probe fits the whole budget: refuse, naming the parameter
+            return "budget"
         probes.append((sigma, cert.verdict, cert.lower, cert.upper, time.perf_counter() - t0))
         return cert.verdict
 
@@ -81,6 +99,8 @@ def calibrate(template: Config, target_epsilon, delta, *, direction: str = "both
         if not SIGMA_RANGE[0] <= sigma <= SIGMA_RANGE[1]:
             return out(f"no bracket within sigma in [{SIGMA_RANGE[0]}, {SIGMA_RANGE[1]}]")
         verdict = probe(sigma)
+        if verdict == "budget":
+            return out("budget spent while bracketing (the next probe does not fit the remaining budget)")
         if verdict == "inconclusive":  # back off towards the known side with a milder factor
             factor = math.sqrt(factor)
             if (hi is None and lo is None) or factor - 1 <= tol:
@@ -97,6 +117,8 @@ def calibrate(template: Config, target_epsilon, delta, *, direction: str = "both
         if not lo < mid < hi:
             mid = (lo + hi) / 2
         verdict = probe(mid)
+        if verdict == "budget":
+            return out("budget spent (the next probe does not fit the remaining budget)")
         if verdict == "inconclusive":
             return out(f"inconclusive at sigma={mid}: the target lies inside its certified bracket")
         if verdict == "certified":

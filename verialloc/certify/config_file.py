@@ -3,7 +3,7 @@
 Keys (all optional except mechanism and steps, same meaning and valid ranges as the CLI flags, docs/cli.md):
     mechanism = "gaussian" | "laplace" | "randomized-response" | "discrete"
     sigma | scale | eps0      (the mechanism's one parameter; number or decimal string)
-    pair = {p = [...], q = [...]}   (discrete; or a path to a JSON file)
+    pair = {p = [...], q = [...]}   (discrete; or a path to a JSON file: a regular file of at most 10 MB)
     scheme, steps, k, epochs, rate
 Unknown keys, unparseable files and bad values raise InvalidParameter naming the key.
 """
@@ -16,6 +16,7 @@ from pathlib import Path
 from ..config import Config
 from ..errors import InvalidParameter
 from ..mechanisms import DiscretePair, Gaussian, Laplace, RandomizedResponse
+from ..mechanisms.finite import read_limited
 
 MECHANISMS = {"gaussian": (Gaussian, "sigma"), "laplace": (Laplace, "scale"),
               "randomized-response": (RandomizedResponse, "eps0"), "discrete": (None, "pair")}
@@ -33,9 +34,9 @@ def read_mapping(path) -> dict:
     if kind not in (".json", ".toml"):
         raise InvalidParameter("config", path, "must be a .json or .toml file")
     try:
-        text = p.read_text(encoding="utf-8")
+        text = read_limited(p, "config")  # a regular file of at most 10 MB, never an unbounded read
         data = json.loads(text) if kind == ".json" else tomllib.loads(text)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
         raise InvalidParameter("config", path, f"must be a readable {kind[1:].upper()} file ({type(exc).__name__}: {exc})") from None
     if not isinstance(data, dict):
         raise InvalidParameter("config", path, "must hold one object/table of configuration keys")

@@ -12,8 +12,10 @@ The certified bracket is the intersection of every step's bracket (each is sound
 step's error is an estimate, labelled "quadrature" in reports; ±inf ends are kept, never turned into NaN: an exact value of +inf stays [+inf, +inf]). `strict=True` intersects only rigorous brackets
 (error_kind "exact" or "bound"): a quadrature step (estimated error) is recorded but skipped, and the pld
 schedule runs after it. Stops as soon as the verdict is decided, when the next step's predicted time
-(GROWTH × the last pld step) exceeds the remaining budget, when a step tightens the bracket by less than
-MIN_GAIN, or when the schedule ends.
+(GROWTH × the last pld step, or before the first pld step the cost model's estimate, verialloc.cost) exceeds the
+remaining budget, when a step tightens the bracket by less than MIN_GAIN, or when the schedule ends. When not even
+the first step fits (nothing certified yet), `cost.BudgetExceeded` is raised before any work, naming the
+parameter that drives the cost and the nearest feasible setting.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 
 import mpmath as mp
 
+from .. import cost
 from ..config import Config
 from ..errors import InvalidParameter, UnsupportedRequest
 from ..exact import accountant as exact_accountant
@@ -153,7 +156,15 @@ def certify(config: Config, claim: Claim, direction: str = "both", budget=DEFAUL
         else:
             reason = "decided" if verdict != "inconclusive" else "the claim lies within the exact value's widening"
     for loss_step in () if exact is not None or verdict != "inconclusive" else loss_steps:
-        if last_pld is not None and time.perf_counter() - start + GROWTH * last_pld > seconds:
+        left = seconds - (time.perf_counter() - start)
+        options = {"settings": settings_for(claim, loss_step)}
+        if last_pld is not None:
+            predicted = GROWTH * last_pld
+        else:
+            if not steps:  # nothing certified yet: a request that cannot fit at all is refused, naming its size
+                cost.check(claim.quantity, config, "pld", claim.at, options, cost.Budget(seconds=max(left, 1e-3)))
+            predicted = cost.estimate(claim.quantity, config, "pld", claim.at, options).seconds
+        if predicted > left:
             reason = f"budget: the next step would exceed {seconds:g} s"
             break
         width = _width(lower, upper)

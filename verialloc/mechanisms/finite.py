@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from abc import abstractmethod
 from fractions import Fraction
 from pathlib import Path
@@ -121,11 +123,11 @@ class DiscretePair(FinitePair):
 
     @classmethod
     def from_json(cls, path) -> "DiscretePair":
-        """Read `{"p": [...], "q": [...]}` from a JSON file."""
+        """Read `{"p": [...], "q": [...]}` from a JSON file (a regular file of at most MAX_PAIR_BYTES)."""
         fmt = 'must be a readable JSON file {"p": [...], "q": [...]} of probability vectors'
         try:
-            data = json.loads(Path(path).read_text())
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            data = json.loads(read_limited(path, "pair"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
             raise InvalidParameter("pair", path, f"{fmt} ({type(exc).__name__})") from None
         if not isinstance(data, dict) or set(data) != {"p", "q"}:
             raise InvalidParameter("pair", path, fmt)
@@ -144,10 +146,41 @@ class DiscretePair(FinitePair):
         return [mpq(x) for x in self.p], [mpq(x) for x in self.q]
 
 
+#: largest pair file read, and largest number of atoms of a pair (each a list entry of p and q)
+MAX_PAIR_BYTES = 10 * 2 ** 20
+MAX_PAIR_ATOMS = 100_000
+
+
+def read_limited(path, name: str, limit: int = MAX_PAIR_BYTES) -> str:
+    """The text of a regular file of at most `limit` bytes; anything else (a directory, /dev/zero, a FIFO, a
+    larger file) raises InvalidParameter naming `name`. Reads at most limit + 1 bytes, never the whole stream."""
+    p = Path(path)
+    special = "must be a regular file (not a device, FIFO or directory)"
+    try:
+        if not stat.S_ISREG(os.stat(p).st_mode):  # before opening: opening a FIFO would block
+            raise InvalidParameter(name, path, special)
+        with open(p, "rb") as fh:
+            info = os.fstat(fh.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise InvalidParameter(name, path, special)
+            if info.st_size > limit:
+                raise InvalidParameter(name, path, f"is {info.st_size} bytes; at most {limit} bytes are read")
+            data = fh.read(limit + 1)
+    except IsADirectoryError:
+        raise InvalidParameter(name, path, special) from None
+    except OSError as exc:
+        raise InvalidParameter(name, path, f"must be a readable file ({type(exc).__name__})") from None
+    if len(data) > limit:
+        raise InvalidParameter(name, path, f"is larger than {limit} bytes (the most that is read)")
+    return data.decode("utf-8")
+
+
 def _probability_vector(name: str, values) -> tuple[Fraction, ...]:
     rule = "must be a non-empty list of probabilities >= 0 summing to 1"
     if not isinstance(values, (list, tuple)) or not values:
         raise InvalidParameter(name, values, rule)
+    if len(values) > MAX_PAIR_ATOMS:
+        raise InvalidParameter(name, f"length {len(values)}", f"must have at most {MAX_PAIR_ATOMS} atoms")
     vec = []
     for i, v in enumerate(values):
         x = to_fraction(f"{name}[{i}]", v)

@@ -26,6 +26,9 @@ METHOD = "mc"
 DEFAULT_SEED = 20240601
 ESTIMATOR = "importance-sampled F25 expectation (remove: shifted step of P̄_t; add: tilted Q^t)"
 STREAMS = {"remove": 0, "add": 1}
+#: hard caps on the work of one query: samples (16 bytes each, twice) and drawn matrix entries samples·t
+MAX_SAMPLES = 2 * 10 ** 8
+MAX_ENTRIES = 10 ** 11
 #: search range for ε(δ); beyond it the upper end is reported as +inf
 EPS_CAP = 200.0
 
@@ -89,6 +92,10 @@ def _options(config: Config, samples, seed, confidence, interval, proposal) -> d
     if samples is None:
         samples = min(200_000, max(2_000, 10_000_000 // config.steps))
     n = integer("samples", samples, lo=100)
+    if n * config.steps > MAX_ENTRIES or n > MAX_SAMPLES:  # bounded here too, for callers that skip api's cost check
+        top = min(MAX_SAMPLES, MAX_ENTRIES // config.steps)
+        raise InvalidParameter("samples", samples, f"must be an integer in [100, {top}] at steps={config.steps} "
+                               f"(at most {MAX_ENTRIES:.0e} draws of one step; see the cost model)")
     conf = float(open_unit("confidence", confidence))
     if interval not in mc.INTERVALS:
         raise InvalidParameter("interval", interval, "must be one of " + "|".join(mc.INTERVALS))

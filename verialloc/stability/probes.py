@@ -13,7 +13,10 @@ import mpmath as mp
 import numpy as np
 from scipy import special
 
+from .. import cost as cost_model
 from ..config import Config
+from ..cost import Estimate
+from ..errors import InvalidParameter
 from ..exact import accountant as exact
 from ..exact.rdp import allocation_rdp
 from ..mechanisms import Gaussian, RandomizedResponse
@@ -31,6 +34,15 @@ class Probe:
     float_path: Callable[[float, float], tuple[float, float]]
     reference: Callable[[float, float], mp.mpf]
     about: str
+    #: (x, y) -> estimated cost of the float path and the reference at that point (verialloc.cost.Estimate)
+    cost: Callable[[float, float], "Estimate"] | None = None
+
+
+def _gaussian_point_cost(sigma: float, epsilon: float) -> Estimate:
+    """One F13 evaluation at 40 digits (the series form of Φ keeps any finite σ, ε cheap)."""
+    if not sigma > 0:
+        raise InvalidParameter("sigma", sigma, "must be > 0")
+    return Estimate(1e-3, 0.0, "sigma", sigma)
 
 
 def _textbook_gaussian_delta(sigma: float, epsilon: float) -> tuple[float, float]:
@@ -89,28 +101,60 @@ def _exact_rdp(alpha: float, steps: float) -> mp.mpf:
     return allocation_rdp(Gaussian(1), int(steps), int(alpha), digits=30)
 
 
+def _int_axis(name: str, value: float, lo: int) -> int:
+    if not (math.isfinite(value) and value == int(value) and value >= lo):
+        raise InvalidParameter(name, value, f"must be an integer >= {lo} for this probe")
+    return int(value)
+
+
+def _rr_epsilon_cost(steps: float, delta: float) -> Estimate:
+    config = Config(RandomizedResponse(1), steps=_int_axis("steps", steps, 1))
+    return cost_model.estimate("epsilon", config, "pld") + cost_model.estimate("epsilon", config, "exact", digits=20)
+
+
+def _gaussian_delta_cost(steps: float, epsilon: float) -> Estimate:
+    config = Config(Gaussian(1), steps=_int_axis("steps", steps, 1))
+    return cost_model.estimate("delta", config, "pld")
+
+
+def _rdp_cost(linear: bool):
+    def estimate(alpha: float, steps: float) -> Estimate:
+        a, t = _int_axis("alpha", alpha, 2), _int_axis("steps", steps, 1)
+        config = Config(Gaussian(1), steps=t)
+        ref = cost_model.estimate("rdp", config, "exact", a, digits=30)
+        if linear:  # a Python loop over α with numpy dot products of length ≤ α
+            path = Estimate(5e-6 * a + 1e-9 * a * a, 16.0 * a, "alpha", a)
+        else:
+            if a > cost_model.RDP_MAX_ORDER:
+                raise InvalidParameter("alpha", alpha, f"must be an integer in [2, {cost_model.RDP_MAX_ORDER}] "
+                                       "(float64 RDP orders)")
+            path = cost_model.estimate("rdp", config, "rdp", a)
+        return ref + path
+    return estimate
+
+
 PROBES = {
     p.name: p for p in (
         Probe("gaussian-delta", ("sigma", (0.3, 0.5, 0.8, 1.0, 2.0, 4.0), True),
               ("epsilon", tuple(float(e) for e in np.linspace(0.5, 12.0, 8)), False),
               _textbook_gaussian_delta, _exact_gaussian_delta,
               "the textbook float64 Balle–Wang formula (F13) against mpmath: catastrophic cancellation once δ "
-              "falls below ~1e-16 of Φ(1/(2σ) − εσ)"),
+              "falls below ~1e-16 of Φ(1/(2σ) − εσ)", _gaussian_point_cost),
         Probe("pld-rr-epsilon", ("steps", (10, 100, 1000), True), ("delta", (1e-3, 1e-6, 1e-10, 1e-15, 1e-30), True),
               _pld_rr_epsilon, _exact_rr_epsilon,
               "verialloc's float64 PLD ε bracket (remove) for randomized response ε0 = 1 under 1-out-of-t allocation, "
-              "against exact enumeration"),
+              "against exact enumeration", _rr_epsilon_cost),
         Probe("pld-gaussian-delta", ("steps", (1, 2), False), ("epsilon", (0.0, 0.5, 1.0, 2.0, 4.0), False),
               _pld_gaussian_delta, _exact_gaussian_allocation_delta,
               "verialloc's float64 PLD δ bracket (remove) for Gaussian σ = 1 allocation against closed form (t = 1) "
-              "and mpmath quadrature (t = 2)"),
+              "and mpmath quadrature (t = 2)", _gaussian_delta_cost),
         Probe("rdp-linear", ("alpha", (2, 8, 32, 64, 128, 512), True), ("steps", (10, 1000, 10**6, 10**9), True),
               _linear_float_rdp, _exact_rdp,
               "allocation RDP (Gaussian σ = 1, remove) by the generating function in plain float64 linear space "
-              "against mpmath: overflow of the moments at large α, lost digits of ln D_α at large t"),
+              "against mpmath: overflow of the moments at large α, lost digits of ln D_α at large t", _rdp_cost(True)),
         Probe("rdp-logspace", ("alpha", (2, 8, 32, 64, 128, 512), True), ("steps", (10, 1000, 10**6, 10**9), True),
               _logspace_rdp, _exact_rdp,
               "verialloc's log-space float64 allocation RDP (Gaussian σ = 1, remove) with its error budget, "
-              "against mpmath"),
+              "against mpmath", _rdp_cost(False)),
     )
 }

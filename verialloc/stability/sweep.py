@@ -16,10 +16,13 @@ from pathlib import Path
 
 import mpmath as mp
 
+from ..cost import Budget, BudgetExceeded, Estimate
 from ..errors import InvalidParameter
 from .probes import PROBES, Probe
 
 STATUSES = ("ok", "inaccurate", "unsound", "failed")
+#: most grid points of one sweep
+MAX_POINTS = 10_000
 
 
 @dataclass(frozen=True)
@@ -57,10 +60,37 @@ def classify(lower: float, upper: float, reference: mp.mpf, tolerance: float) ->
     return err, ("ok" if err <= tolerance else "inaccurate")
 
 
-def run(p: Probe, xs, ys, tolerance: float, progress=None) -> list[Point]:
-    """Evaluate the float64 path and the reference at every (x, y); never raises for a failing point."""
+def check_cost(p: Probe, xs, ys, budget=None) -> Estimate | None:
+    """Refuse a sweep whose estimated cost (sum over the grid, verialloc.cost) exceeds the budget, before any
+    point runs, naming the axis value that drives it and the nearest feasible one."""
+    if p.cost is None:
+        return None
+    budget = Budget.of(budget)
+    if len(xs) * len(ys) > MAX_POINTS:
+        raise InvalidParameter("x", f"{len(xs)} x {len(ys)} values", f"a sweep has at most {MAX_POINTS} points")
+    total, worst = Estimate(0.0, 0.0, p.x[0]), None
+    for x in xs:
+        for y in ys:
+            est = p.cost(x, y)
+            total = total + est
+            if worst is None or est.seconds > worst[0].seconds or est.memory > worst[0].memory:
+                worst = (est, x, y)
+    if total.fits(budget):
+        return total
+    est, x, y = worst
+    axis, value = (p.x[0], x) if est.driver == p.x[0] else (p.y[0], y)
+    raise BudgetExceeded(axis, f"{value:g}", f"probe {p.name}: the sweep needs {total.describe()} (the point "
+                         f"{p.x[0]}={x:g}, {p.y[0]}={y:g} alone {est.describe()}), over the budget of "
+                         f"{budget.seconds:g} s and {budget.memory / 2 ** 30:g} GiB; choose smaller {axis} values",
+                         total, budget)
+
+
+def run(p: Probe, xs, ys, tolerance: float, progress=None, budget=None) -> list[Point]:
+    """Evaluate the float64 path and the reference at every (x, y); never raises for a failing point.
+    The sweep is refused before it starts when its estimated cost exceeds `budget` (check_cost)."""
     if not (isinstance(tolerance, float | int) and 0 < tolerance < 1):
         raise InvalidParameter("tolerance", tolerance, "must lie in (0, 1)")
+    check_cost(p, xs, ys, budget)
     points = []
     for x in xs:
         for y in ys:

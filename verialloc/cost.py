@@ -1,0 +1,400 @@
+"""Cost model: estimated time and memory of a query *before* it starts, and the per-query budget it must fit.
+
+Every size the user controls (steps t, k, epochs E, Rényi order α, Monte Carlo samples, the loss step Δ and grid
+step h, the range of σ and ε) reaches a loop or an array of a method. `estimate` predicts seconds and bytes from the
+configuration alone, with constants calibrated roughly by timing runs on a 2-core machine (docs/cli.md, "Cost
+model and budgets"); `check` refuses a request whose estimate exceeds the budget with `BudgetExceeded` (an
+UnsupportedRequest) naming the parameter that drives the cost and the nearest setting that fits, and refuses
+parameters outside the range a float64 method can represent (`parameter_range`). The estimates are deliberately
+rough (within a factor of about 10 for the configurations timed) and err on the expensive side for the sizes that
+grow without bound.
+
+Models (n = number of composed copies: t·E for Poisson, k·E for allocation; N = grid points of the composed PLD):
+* exact rdp: allocation generating function, C_GENFUNC·α² (scaled by the working digits); Poisson binomial
+  expansion, big-integer weights of about α·log2(denominator of λ) bits each (α² of them in total).
+* exact δ/ε: finite pairs by count vectors (C_COUNT per vector, as certify.refine), Gaussian compositions and
+  quadrature are bounded by the exact layer's own caps (cheap here).
+* pld (and best, analytic for Poisson): the allocation's exp-grid part grows like t^0.45 (C_ALLOC), and the
+  composition costs C_FFT·N·log2 N·(log2 n + 1) per direction and bound, N = (n·μ + 12·√(n·v) + s)/Δ with μ, v, s
+  the mean, variance and span of one copy's privacy loss; memory BYTES_PER_POINT·N.
+* mc: C_MC per matrix entry (samples·t), 16 bytes per sample plus the 4e6-entry chunk.
+* rdp (float64): orders up to 10⁴, C_RDP·N_α² (bounded by the method itself).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from .config import Config
+from .errors import InvalidParameter, UnsupportedRequest
+from .mechanisms import DiscretePair, FinitePair, Gaussian, Laplace, RandomizedResponse
+
+#: default per-query budget
+DEFAULT_SECONDS = 600.0
+DEFAULT_MEMORY = 8 * 2 ** 30
+#: fixed overhead of a query (imports excluded), seconds, and resident baseline, bytes
+BASE_SECONDS = 0.05
+BASE_MEMORY = 150 * 2 ** 20
+#: exact allocation RDP (generating function): seconds per α² at 45 working digits (α = 1600: 4.9 s)
+C_GENFUNC = 2.0e-6
+#: exact Poisson RDP: seconds per α² (α = 1600: 0.24 s) and per α²·bit of the big-integer weights
+C_BINOMIAL = 1.0e-7
+#: exact finite pairs: seconds per count vector (certify.refine.EXACT_MAX_COUNTS rationale)
+C_COUNT = 1.5e-4
+#: pld allocation part: seconds ≈ 1 + C_ALLOC·(t/k)^0.45 + C_ALLOC_LINEAR·t/k (t = 1e5: 4 s, 1e7: 30 s, 1e8: 290 s);
+#: heavy tails (σ < 0.8) take the geometric-grid fallback, HEAVY times slower (σ = 0.5, t = 1e5: 138 s);
+#: memory ALLOC_BYTES per step (t = 1e8: 957 MB)
+C_ALLOC, ALLOC_EXPONENT, C_ALLOC_LINEAR, HEAVY, ALLOC_BYTES = 0.02, 0.45, 2.6e-6, 30.0, 8
+#: pld composition: seconds per N·log2 N·(log2 n + 1), per direction and bound (t = 1e3, E = 1e5: 61 s)
+C_FFT = 2.0e-8
+#: pld memory per composed grid point (E = 1e5: 700 MB at N ≈ 2.4e6)
+BYTES_PER_POINT = 300
+#: mc: seconds per drawn matrix entry, bytes per sample (log weight + loss) and of one chunk
+C_MC, MC_SAMPLE_BYTES, MC_CHUNK_BYTES = 3e-8, 16, 4_000_000 * 8 * 4
+#: float64 rdp: seconds per α_max² (Miller recurrence) and its adaptive cap
+C_RDP, RDP_MAX_ORDER = 2e-8, 10_000
+#: ranges the float64 methods represent (outside: refused, naming the range; the exact method serves more)
+FLOAT_SIGMA = (Fraction(1, 1000), Fraction(10 ** 8))
+FLOAT_EPSILON = 700
+FLOAT_DELTA_MIN = Fraction(1, 10 ** 300)
+FLOAT_METHODS = ("pld", "rdp", "analytic", "mc", "best")
+#: defaults of the float methods, as the method modules use them
+DEFAULT_LOSS_STEP, DEFAULT_MC_SAMPLES = 1e-4, (2_000, 200_000, 10_000_000)
+#: tail quantile (in standard deviations) of a truncated loss distribution at tail 1e-15
+Z_TAIL = 8.5
+
+
+class BudgetExceeded(UnsupportedRequest):
+    """The estimated time or memory of a request exceeds its budget; raised before any work starts."""
+
+    def __init__(self, name: str, value, supported: str, estimate: "Estimate", budget: "Budget"):
+        self.estimate, self.budget = estimate, budget
+        super().__init__(name, value, supported)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Seconds and bytes one query may use (defaults: DEFAULT_SECONDS, DEFAULT_MEMORY)."""
+
+    seconds: float = DEFAULT_SECONDS
+    memory: float = DEFAULT_MEMORY
+
+    @classmethod
+    def of(cls, value) -> "Budget":
+        """A Budget from None (default), a Budget, or a number of seconds."""
+        if value is None:
+            return cls()
+        if isinstance(value, Budget):
+            return value
+        if isinstance(value, bool):
+            raise InvalidParameter("budget", value, "must be a number of seconds > 0")
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            raise InvalidParameter("budget", value, "must be a number of seconds > 0") from None
+        if not (math.isfinite(seconds) and seconds > 0):
+            raise InvalidParameter("budget", value, "must be a number of seconds > 0")
+        return cls(seconds=seconds)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Predicted seconds and bytes, and the user-controlled parameter that drives them (`driver`)."""
+
+    seconds: float
+    memory: float
+    driver: str
+    value: object = None
+
+    def __add__(self, other: "Estimate") -> "Estimate":
+        big = self if self.seconds >= other.seconds else other
+        return Estimate(self.seconds + other.seconds, max(self.memory, other.memory), big.driver, big.value)
+
+    def fits(self, budget: Budget) -> bool:
+        return self.seconds <= budget.seconds and self.memory <= budget.memory
+
+    def describe(self) -> str:
+        return f"about {_seconds(self.seconds)} and {_bytes(self.memory)}"
+
+
+def _seconds(s: float) -> str:
+    return f"{s:.3g} s" if s < 1e6 else f"{s:.2e} s"
+
+
+def _bytes(b: float) -> str:
+    return f"{b / 2 ** 30:.3g} GiB" if b >= 2 ** 30 else f"{b / 2 ** 20:.3g} MiB"
+
+
+# --------------------------------------------------------------------------------------------- estimates
+
+
+def estimate(query: str, config: Config, method: str = "exact", value=None, options: dict | None = None,
+             digits: int = 30) -> Estimate:
+    """Estimated cost of `query` ("delta", "epsilon", "rdp") of `config` by `method` (`value`: ε, δ or α;
+    `options`: the method keywords as passed to the API)."""
+    options = options or {}
+    if method == "exact":
+        return _exact(query, config, value, digits)
+    if method == "pld":
+        return _pld(config, options.get("settings"))
+    if method == "rdp":
+        return _rdp_float(config, query, value, options)
+    if method == "analytic":
+        opts = options.get("options")
+        settings = getattr(opts, "pld", None)
+        return _pld(config, settings, allocation_part=False) if config.scheme == "poisson" else _small("steps")
+    if method == "mc":
+        return _mc(config, options.get("samples"))
+    if method == "best":
+        if query == "rdp":
+            return _rdp_float(config, query, value, options)
+        return (_pld(config, options.get("settings")) + _rdp_float(config, query, None, {})
+                + (_pld(config, None, allocation_part=False) if config.scheme == "poisson" else _small("steps")))
+    return _small("method")
+
+
+def _small(driver: str) -> Estimate:
+    return Estimate(BASE_SECONDS, BASE_MEMORY, driver)
+
+
+def _exact(query: str, config: Config, value, digits: int) -> Estimate:
+    if query == "rdp":
+        alpha = _int_or_none(value)
+        if alpha is None or alpha < 2:
+            return _small("alpha")  # the method itself refuses it
+        return _exact_rdp(config, alpha, digits)
+    mech = config.mechanism
+    if isinstance(mech, FinitePair):
+        atoms = len(mech.p) if isinstance(mech, DiscretePair) else 2
+        n = config.steps * config.epochs
+        counts = _comb_capped(n + atoms - 1, atoms - 1)
+        # the exact layer refuses more than 3e6 count vectors itself (before enumerating)
+        counts = min(counts, 3_000_000)
+        return Estimate(BASE_SECONDS + C_COUNT * counts, BASE_MEMORY + 200 * counts, "steps", config.steps)
+    return _small("steps")
+
+
+def _exact_rdp(config: Config, alpha: int, digits: int) -> Estimate:
+    scale = max(1.0, (digits + 15 + len(str(alpha))) / 45)
+    if config.scheme == "allocation":
+        seconds = C_GENFUNC * alpha ** 2 * scale
+        memory = 64.0 * alpha * (digits + 25 + len(str(alpha)))  # α mpf moments and coefficients
+        if isinstance(config.mechanism, FinitePair) or not isinstance(config.mechanism, Gaussian):
+            seconds *= 1.5
+        return Estimate(BASE_SECONDS + seconds, BASE_MEMORY + memory, "alpha", alpha)
+    bits = alpha * (math.log2(config.rate.denominator) + 1)  # one weight C(α,j)·num^j·(den−num)^(α−j)
+    seconds = C_BINOMIAL * alpha ** 2 * scale + 1e-10 * alpha * bits
+    memory = alpha * bits / 8 + 64.0 * alpha * (digits + 25)
+    return Estimate(BASE_SECONDS + seconds, BASE_MEMORY + memory, "alpha", alpha)
+
+
+def _loss_stats(config: Config, rate: float | None) -> tuple[float, float, float]:
+    """(mean, variance, span) of one step's privacy loss, remove direction (the larger of the two for the
+    heavier direction), optionally Poisson-subsampled at `rate` (mean ≤ λ·KL and ≤ λ²χ²/2)."""
+    mech = config.mechanism
+    if isinstance(mech, Gaussian):
+        s = float(mech.sigma)
+        mean, var, span = 0.5 / s ** 2, 1 / s ** 2, 2 * Z_TAIL / s + 1 / s ** 2
+        chi2 = math.expm1(min(1 / s ** 2, 700.0))
+    elif isinstance(mech, Laplace):
+        e0 = 1 / float(mech.scale)
+        mean, var, span, chi2 = e0, e0 ** 2, 2 * e0, math.expm1(min(2 * e0, 700.0))
+    elif isinstance(mech, RandomizedResponse):
+        e0 = float(mech.eps0)
+        mean, var, span, chi2 = e0 * math.tanh(e0 / 2), e0 ** 2, 2 * e0, math.expm1(min(2 * e0, 700.0))
+    else:
+        losses = _finite_losses(mech)
+        big = max(losses) if losses else 1.0
+        mean, var, span, chi2 = big, big ** 2, 2 * big, math.expm1(min(2 * big, 700.0))
+    if rate is None or rate >= 1:
+        return mean, var, span
+    return min(rate * mean, rate ** 2 * chi2 / 2), min(rate * (var + mean ** 2), rate ** 2 * chi2), span
+
+
+def _finite_losses(mech) -> list[float]:
+    p, q = mech.exact_probabilities() or (None, None)
+    if p is None:
+        return [2 * float(getattr(mech, "eps0", 1))]
+    out = []
+    for pi, qi in zip(p, q):
+        if pi > 0 and qi > 0:
+            out.append(abs(math.log(pi) - math.log(qi)))
+    return out
+
+
+def _pld(config: Config, settings, allocation_part: bool = True) -> Estimate:
+    delta_step = float(getattr(settings, "loss_step", None) or DEFAULT_LOSS_STEP)
+    if config.scheme == "poisson":
+        copies = config.steps * config.epochs
+        mean, var, span = _loss_stats(config, float(config.rate))
+        driver = ("epochs", config.epochs) if config.epochs > config.steps else ("steps", config.steps)
+        alloc_seconds = 0.0
+    else:
+        t = config.steps // config.k
+        copies = config.k * config.epochs
+        mean1, var1, span = _loss_stats(config, 1 / t)
+        mean, var = t * mean1, t * var1  # one allocation PLD behaves like t Poisson steps at rate 1/t
+        heavy = isinstance(config.mechanism, Gaussian) and config.mechanism.sigma < Fraction(4, 5)
+        alloc_seconds = _alloc_seconds(t, heavy) if allocation_part else 0.0
+        if config.k > 1 and config.k < config.steps:
+            alloc_seconds += _alloc_seconds(config.steps, heavy)
+        driver = max((("epochs", config.epochs), ("k", config.k), ("steps", config.steps)),
+                     key=lambda kv: kv[1] if kv[0] != "steps" else kv[1] / 1000)
+    width = copies * mean + 12 * math.sqrt(copies * var) + span
+    points = max(width / delta_step, 1.0)
+    log_n = math.log2(points) if points > 2 else 1.0
+    compose = 4 * C_FFT * points * log_n * (math.log2(copies) + 1 if copies > 1 else 1)
+    alloc_memory = ALLOC_BYTES * config.steps if config.scheme == "allocation" and allocation_part else 0.0
+    return Estimate(BASE_SECONDS + alloc_seconds + compose, BASE_MEMORY + BYTES_PER_POINT * points + alloc_memory,
+                    *driver)
+
+
+def _alloc_seconds(t: int, heavy: bool) -> float:
+    return (1 + C_ALLOC * t ** ALLOC_EXPONENT + C_ALLOC_LINEAR * t) * (HEAVY if heavy else 1)
+
+
+def _rdp_float(config: Config, query: str, value, options: dict) -> Estimate:
+    if query == "rdp":
+        n = min(max(2, math.ceil(_float_or(value, 2.0))), RDP_MAX_ORDER)
+    else:
+        n = options.get("alpha_max") or RDP_MAX_ORDER
+    factor = 3 if config.scheme == "allocation" and config.steps // config.k < n else 1
+    return Estimate(BASE_SECONDS + C_RDP * n ** 2 * factor, BASE_MEMORY + 64.0 * n, "alpha", n)
+
+
+def _mc(config: Config, samples) -> Estimate:
+    t = config.steps
+    lo, hi, total = DEFAULT_MC_SAMPLES
+    n = _int_or_none(samples)
+    if n is None:
+        n = min(hi, max(lo, total // t))
+    entries = 2 * n * t * 1.1  # two directions, pilot draws (≈ 5 %) included
+    return Estimate(BASE_SECONDS + C_MC * entries, BASE_MEMORY + MC_SAMPLE_BYTES * n * 3 + MC_CHUNK_BYTES,
+                    "samples", n)
+
+
+def _int_or_none(value):
+    try:
+        x = Fraction(str(value).strip()) if isinstance(value, str) else Fraction(value)
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+        return None
+    return int(x) if x.denominator == 1 else math.ceil(x)
+
+
+def _float_or(value, default: float) -> float:
+    try:
+        return float(Fraction(str(value).strip()) if isinstance(value, str) else value)
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+        return default
+
+
+def _comb_capped(n: int, r: int, cap: int = 10 ** 12) -> int:
+    """C(n, r) or cap when it is larger (without forming a huge integer)."""
+    if r == 0:
+        return 1
+    log = math.lgamma(n + 1) - math.lgamma(r + 1) - math.lgamma(n - r + 1)
+    return cap if log > math.log(cap) else math.comb(n, r)
+
+
+# --------------------------------------------------------------------------------------------- checks
+
+
+def check(query: str, config: Config, method: str = "exact", value=None, options: dict | None = None,
+          budget=None, digits: int = 30) -> Estimate:
+    """Refuse (before any work) parameters a method cannot represent and requests whose estimated cost exceeds
+    `budget` (a Budget, seconds, or None for the default); returns the estimate otherwise."""
+    budget = Budget.of(budget)
+    parameter_range(query, config, method, value)
+    est = estimate(query, config, method, value, options, digits)
+    if est.fits(budget):
+        return est
+    name, current = est.driver, est.value
+    hint = _nearest(query, config, method, value, options, budget, digits, name, current)
+    what = (f"estimated {est.describe()} exceeds the budget of {_seconds(budget.seconds)} and "
+            f"{_bytes(budget.memory)}")
+    raise BudgetExceeded(name, current, f"{method} {query}: {what}; {hint}", est, budget)
+
+
+def _nearest(query, config, method, value, options, budget, digits, name, current) -> str:
+    """The largest value of the driving parameter (by halving) whose estimate fits, as advice."""
+    if not isinstance(current, int) or current <= 1:
+        return "reduce the problem size" + ("" if method == "exact" else " or raise the budget")
+    lo, hi = 1, current
+    fits = lambda x: _with(query, config, method, value, options, digits, name, x).fits(budget)
+    if not fits(lo):
+        return f"even {name}=1 does not fit; choose another method or a larger budget"
+    while hi - lo > max(1, lo // 1000):
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    alternative = {"exact": "; or use --method rdp (float64, orders <= 10000)" if query == "rdp" else "",
+                   "mc": "", "pld": "; or use --method rdp / analytic (cheaper upper bounds)"}.get(method, "")
+    return f"the nearest feasible setting is {name} <= {_round_down(lo)}{alternative}"
+
+
+def _round_down(x: int) -> int:
+    """x rounded down to two significant digits (a readable suggestion)."""
+    if x < 100:
+        return x
+    p = 10 ** (len(str(x)) - 2)
+    return x // p * p
+
+
+def _with(query, config, method, value, options, digits, name, x) -> Estimate:
+    if name == "alpha":
+        return estimate(query, config, method, x, options, digits)
+    if name == "samples":
+        return estimate(query, config, method, value, {**(options or {}), "samples": x}, digits)
+    fields = {"steps": config.steps, "k": config.k, "epochs": config.epochs}
+    fields[name] = x
+    if fields["k"] > fields["steps"]:
+        fields["k"] = fields["steps"]
+    try:
+        trial = Config(config.mechanism, config.scheme, fields["steps"], fields["k"], fields["epochs"],
+                       config.rate)
+    except (InvalidParameter, UnsupportedRequest):
+        return Estimate(math.inf, math.inf, name, x)
+    return estimate(query, trial, method, value, options, digits)
+
+
+def parameter_range(query: str, config: Config, method: str, value=None) -> None:
+    """Refuse parameters outside what a float64 method represents, naming the parameter and the range
+    (the exact method works in arbitrary precision and serves them, or refuses with its own message)."""
+    if method not in FLOAT_METHODS:
+        return
+    mech = config.mechanism
+    if isinstance(mech, Gaussian) and not FLOAT_SIGMA[0] <= mech.sigma <= FLOAT_SIGMA[1]:
+        raise UnsupportedRequest("sigma", _short(mech.sigma),
+                                 f"--method {method} (float64) supports sigma in [{float(FLOAT_SIGMA[0]):g}, "
+                                 f"{float(FLOAT_SIGMA[1]):g}]; use --method exact")
+    if query == "delta" and value is not None:
+        eps = _fraction_or_none(value)
+        if eps is not None and abs(eps) > FLOAT_EPSILON:
+            raise UnsupportedRequest("epsilon", _short(eps), f"--method {method} (float64) supports epsilon in "
+                                     f"[-{FLOAT_EPSILON}, {FLOAT_EPSILON}]; use --method exact")
+    if query == "epsilon" and value is not None:
+        d = _fraction_or_none(value)
+        if d is not None and 0 < d < FLOAT_DELTA_MIN:
+            raise UnsupportedRequest("delta", _short(d), f"--method {method} (float64) supports delta >= 1e-300; "
+                                     "use --method exact")
+
+
+def _fraction_or_none(value):
+    try:
+        return Fraction(str(value).strip()) if isinstance(value, str) else Fraction(value)
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+        return None  # the method validates it and names it
+
+
+def _short(x: Fraction) -> str:
+    """A readable form of a possibly huge exact number (1e300 as '1e+300', not 301 digits)."""
+    if x.denominator == 1 and abs(x) < 10 ** 15:
+        return str(x)
+    try:
+        f = float(x)
+    except OverflowError:
+        f = math.inf
+    if f != 0 and math.isfinite(f):
+        return f"{f:.6g}"
+    digits = len(str(abs(x.numerator))) - len(str(x.denominator))
+    return f"~1e{digits}"
