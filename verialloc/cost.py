@@ -218,9 +218,13 @@ def _finite_losses(mech) -> list[float]:
         return [2 * float(getattr(mech, "eps0", 1))]
     out = []
     for pi, qi in zip(p, q):
-        if pi > 0 and qi > 0:
-            out.append(abs(math.log(pi) - math.log(qi)))
+        if pi > 0 and qi > 0:  # logs of the exact rationals (a mass of 1e-400 is no float)
+            out.append(abs(_log(Fraction(pi)) - _log(Fraction(qi))))
     return out
+
+
+def _log(x: Fraction) -> float:
+    return math.log(x.numerator) - math.log(x.denominator)
 
 
 def _pld(config: Config, settings, allocation_part: bool = True) -> Estimate:
@@ -245,6 +249,8 @@ def _pld(config: Config, settings, allocation_part: bool = True) -> Estimate:
     points = max(width / delta_step, 1.0)
     log_n = math.log2(points) if points > 2 else 1.0
     compose = 4 * C_FFT * points * log_n * (math.log2(copies) + 1 if copies > 1 else 1)
+    if config.scheme == "allocation" and copies == 1:  # one allocation PLD is used as built: no loss grid
+        compose, points = 0.0, 0.0
     alloc_memory = ALLOC_BYTES * config.steps if config.scheme == "allocation" and allocation_part else 0.0
     return Estimate(BASE_SECONDS + alloc_seconds + compose, BASE_MEMORY + BYTES_PER_POINT * points + alloc_memory,
                     *driver)
@@ -367,7 +373,7 @@ def parameter_range(query: str, config: Config, method: str, value=None) -> None
         raise UnsupportedRequest("sigma", _short(mech.sigma),
                                  f"--method {method} (float64) supports sigma in [{float(FLOAT_SIGMA[0]):g}, "
                                  f"{float(FLOAT_SIGMA[1]):g}]; use --method exact")
-    if query == "delta" and value is not None:
+    if query == "delta" and value is not None and method != "pld":  # pld answers any ε soundly
         eps = _fraction_or_none(value)
         if eps is not None and abs(eps) > FLOAT_EPSILON:
             raise UnsupportedRequest("epsilon", _short(eps), f"--method {method} (float64) supports epsilon in "

@@ -52,3 +52,12 @@ def test_contraction_keeps_the_first_moment_at_any_grid_step(h, top, sigma):
     law = contract(GaussianLoss(sigma), h, top, 0.0)
     moment = float(np.dot(law.masses, h * np.arange(law.masses.size))) + law.top_excess + law.dropped_moment
     assert math.isclose(moment, 1.0, rel_tol=1e-6), (h, top, moment)
+
+
+def test_summed_output_lower_end_is_a_number_at_extreme_epsilon():
+    """ε = 1e308 gave ε + (−inf) − (−inf) = NaN as the summed-output lower end (and a NaN bracket end)."""
+    from verialloc.numeric import summed_gaussian
+    config = Config(Gaussian(1), steps=10)
+    for eps in (1e308, 1e5, -1e5):
+        assert summed_gaussian.delta_lower(config, eps) <= float(balle_wang(1.0, min(eps, 1e4)))
+    assert summed_gaussian.delta_lower(config, 1e308) == 0.0
