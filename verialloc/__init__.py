@@ -4,12 +4,12 @@ Layers (data flows one way): mechanisms -> exact | numeric -> certify/audit -> i
 """
 from . import api
 from .config import Config
-from .errors import InvalidParameter, UnsupportedRequest, VeriallocError
+from .errors import InvalidParameter, UnsupportedRequest, UsageError, VeriallocError
 from .mechanisms import DiscretePair, Gaussian, Laplace, RandomizedResponse
 from .result import Bracket
 
 __all__ = [
     "Bracket", "Config", "DiscretePair", "Gaussian", "InvalidParameter", "Laplace",
-    "RandomizedResponse", "UnsupportedRequest", "VeriallocError", "api",
+    "RandomizedResponse", "UnsupportedRequest", "UsageError", "VeriallocError", "api",
 ]
 __version__ = "0.1.0"

@@ -24,6 +24,11 @@ class UnsupportedRequest(VeriallocError, ValueError):
         super().__init__(f"{name}={value!s} is not supported here: {supported}")
 
 
+class UsageError(VeriallocError, ValueError):
+    """The command line itself is malformed (unknown flag, missing value, no subcommand); the message names the
+    flag and, where it helps, the usage."""
+
+
 class InternalError(Exception):
     """A consistency check failed inside verialloc (e.g. a certified lower end above a certified upper end):
     a bug, never a user error. Deliberately not a VeriallocError, so it is never reported as bad input."""

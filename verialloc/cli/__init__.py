@@ -1,49 +1,158 @@
 """The `verialloc` command line (contract: docs/cli.md). One module per subcommand, each exposing
 `register(subparsers)`; a subcommand sets `run(args) -> dict` (JSON-ready) and `render(out) -> str`.
 
-Bad input exits with status 2 and one line naming the parameter and its valid range.
+`main` is the one error boundary: bad input (a VeriallocError) exits with status 2 and one line naming the
+parameter and its valid range; anything else is a bug and exits with status 3 and one line pointing to `--debug`
+(which prints the traceback). Ctrl-C exits 130 with one line; a closed stdout pipe (`| head`) exits 141 quietly.
 """
 from __future__ import annotations
 
-import json
+import os
+import re
 import sys
+import traceback
+import warnings
 
 from ..errors import InternalError, VeriallocError
+from ..formatting import dumps
 from . import audit, certify, demo, fuzz, query, stability
-from .common import Parser
+from .common import Parser, close_progress, subcommand_parsers
 
 SUBCOMMANDS = (query, certify, audit, stability, demo, fuzz)
+#: exit statuses
+OK, USER_ERROR, INTERNAL_ERROR, INTERRUPTED, BROKEN_PIPE = 0, 2, 3, 130, 141
+#: a value token that argparse would take for an option: -1e-5, -.5, -1/3, -2,3, -inf, -nan
+_NEGATIVE_VALUE = re.compile(r"^-(\d|\.\d|inf|nan)", re.IGNORECASE)
+
+
+def version() -> str:
+    try:
+        from importlib.metadata import version as dist_version
+        return dist_version("verialloc")
+    except Exception:  # not installed (source tree on sys.path)
+        from .. import __version__
+        return __version__
 
 
 def build_parser() -> Parser:
-    parser = Parser(prog="verialloc", description="Certified privacy accounting for random allocation and Poisson subsampling.")
+    parser = Parser(prog="verialloc", description="Certified privacy accounting for random allocation and Poisson "
+                                                  "subsampling.",
+                    epilog="--debug (anywhere on the line) prints the traceback of any error.")
+    parser.add_argument("--version", action="version", version=f"verialloc {version()}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     for module in SUBCOMMANDS:
         module.register(sub)
     return parser
 
 
+def attach_negative_values(argv: list[str], parser: Parser) -> list[str]:
+    """`--delta -1e-5` -> `--delta=-1e-5`: a token that looks like a negative number right after a flag that takes
+    a value is that flag's value (argparse alone reads -1e-5 as an unknown option)."""
+    subs, current, out = subcommand_parsers(parser), parser, []
+    for tok in argv:
+        if out and _NEGATIVE_VALUE.match(tok) and tok not in current._option_string_actions:
+            action = _value_option(current, out[-1])
+            if action is not None:
+                out[-1] = f"{out[-1]}={tok}"
+                continue
+        if current is parser and tok in subs:
+            current = subs[tok]
+        out.append(tok)
+    return out
+
+
+def _value_option(parser: Parser, token: str):
+    """The action of the option `token` (exact or unambiguous --prefix) when it takes exactly one value."""
+    if not token.startswith("--") or "=" in token:
+        return None
+    action = parser._option_string_actions.get(token)
+    if action is None:
+        matches = {a for s, a in parser._option_string_actions.items() if s.startswith(token)}
+        action = matches.pop() if len(matches) == 1 else None
+    return action if action is not None and action.nargs is None else None
+
+
+def parse(argv: list[str]):
+    parser = build_parser()
+    return parser.parse_args(attach_negative_values(list(argv), parser))
+
+
 def run(argv: list[str]) -> dict:
     """Parse and execute; returns the JSON-ready result (raises VeriallocError on bad input)."""
-    args = build_parser().parse_args(argv)
+    args = parse(argv)
     return args.run(args)
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    """Run one command line; returns the exit status (never raises, never prints a traceback without --debug)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    argv = [a for a in argv if a != "--debug"]
     try:
-        args = build_parser().parse_args(argv)
-        out = args.run(args)
+        with warnings.catch_warnings():
+            if not debug:  # numeric RuntimeWarnings etc. would break the one-line stderr contract
+                warnings.simplefilter("ignore")
+            try:
+                return _execute(argv)
+            finally:
+                close_progress()
+    except KeyboardInterrupt:
+        return _fail(debug, "verialloc: interrupted", INTERRUPTED)
+    except BrokenPipeError:
+        _stdout_to_devnull()
+        return BROKEN_PIPE
     except VeriallocError as exc:
-        print(f"verialloc: error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(debug, f"verialloc: error: {_one_line(exc)}", USER_ERROR)
     except InternalError as exc:
-        print(f"verialloc: internal error (a bug, please report it with the command line): {exc}", file=sys.stderr)
-        return 3
-    if getattr(args, "json", False):
-        print(json.dumps(out))
-    else:
-        text = args.render(out)
-        if text:
-            print(text)
-    return 0
+        return _fail(debug, f"verialloc: internal error (a bug, please report it with the command line): "
+                            f"{_one_line(exc)}; rerun with --debug for the traceback", INTERNAL_ERROR)
+    except OSError as exc:
+        if exc.filename is not None:  # a file named on the command line cannot be read or written
+            return _fail(debug, f"verialloc: error: cannot access {exc.filename}: {exc.strerror or exc}", USER_ERROR)
+        return _internal(debug, exc)
+    except Exception as exc:
+        return _internal(debug, exc)
+
+
+def _execute(argv: list[str]) -> int:
+    try:
+        args = parse(argv)
+    except SystemExit as exc:  # --help, --version: argparse printed and wants to exit
+        return exc.code if isinstance(exc.code, int) else (OK if exc.code is None else USER_ERROR)
+    out = args.run(args)
+    text = dumps(out) if getattr(args, "json", False) else args.render(out)
+    close_progress()
+    if text:
+        sys.stdout.write(text + "\n")
+    sys.stdout.flush()  # a closed pipe shows up here, inside the error boundary
+    return OK
+
+
+def _internal(debug: bool, exc: BaseException) -> int:
+    what = f"{type(exc).__name__}: {_one_line(exc)}" if str(exc) else type(exc).__name__
+    return _fail(debug, f"verialloc: internal error ({what}); this is a bug: rerun with --debug for the traceback "
+                        "and report it with the command line", INTERNAL_ERROR)
+
+
+def _fail(debug: bool, line: str, status: int) -> int:
+    try:
+        if debug:
+            traceback.print_exc(file=sys.stderr)
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError):  # stderr is gone too: the status is all that is left
+        pass
+    return status
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+def _stdout_to_devnull() -> None:
+    """After EPIPE: point stdout at devnull so the interpreter's final flush does not complain (Python docs,
+    "Note on SIGPIPE")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 
 from ..config import SCHEMES, Config
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, UsageError
 from ..formatting import decimal
 from ..mechanisms import DiscretePair, Gaussian, Laplace, RandomizedResponse
 from ..result import Bracket
@@ -21,8 +22,27 @@ DEFAULT_DIGITS = 12
 
 
 class Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, exit 2 (no usage dump)
-        raise InvalidParameter("arguments", "", message)
+    """argparse with one-line errors (exit 2 through the CLI's error boundary, no usage dump)."""
+
+    def error(self, message):
+        message = " ".join(str(message).split())
+        if "required: command" in message:  # bare `verialloc` (or only global flags)
+            raise UsageError(no_subcommand_hint(self))
+        message = message.replace("argument command: invalid choice", "unknown subcommand")
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
+
+
+def no_subcommand_hint(parser: argparse.ArgumentParser) -> str:
+    names = ",".join(subcommand_parsers(parser))
+    return f"no subcommand given; usage: verialloc [--version] [--debug] {{{names}}} [flags] (see `verialloc --help`)"
+
+
+def subcommand_parsers(parser: argparse.ArgumentParser) -> dict:
+    """name -> parser of every subcommand of `parser` (empty when it has none)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
 
 
 def add_config_flags(p: argparse.ArgumentParser, *, steps_required: bool = True) -> None:
@@ -83,13 +103,69 @@ def bracket_json(b: Bracket, digits: int) -> dict:
     return out
 
 
-def progress_bar():
-    """A callable tick(stage) driving a tqdm status line on stderr that appears only after ~2 s."""
-    from tqdm import tqdm
-    bar = tqdm(total=None, desc="verialloc", delay=2.0, file=sys.stderr, leave=False, bar_format="{desc}: {elapsed} {postfix}")
+#: progress reporters not yet closed (main closes them before it prints the result or an error)
+_OPEN: list = []
+#: off a terminal, at most one progress line per this many seconds
+LOG_INTERVAL = 10.0
 
-    def tick(stage: str) -> None:
-        bar.set_postfix_str(stage, refresh=False)
-        bar.update(1)
 
-    return tick
+class Progress:
+    """A callable tick(stage) reporting long computations on stderr.
+
+    On a terminal: a tqdm status line that appears only after ~2 s and is erased when done. Off a terminal (logs,
+    CI, pipes): no carriage returns, only plain lines "verialloc: <elapsed> s, <n> steps, <stage>", the first after
+    LOG_INTERVAL seconds and then at most one per LOG_INTERVAL seconds.
+    """
+
+    def __init__(self, desc: str = "verialloc", interval: float = LOG_INTERVAL, stream=None):
+        self.desc, self.interval = desc, interval
+        self.stream = sys.stderr if stream is None else stream
+        self.start = time.monotonic()
+        self.next = self.start + interval
+        self.count = 0
+        self.bar = None
+        if _isatty(self.stream):
+            from tqdm import tqdm
+            self.bar = tqdm(total=None, desc=desc, delay=2.0, file=self.stream, leave=False,
+                            bar_format="{desc}: {elapsed} {postfix}")
+        _OPEN.append(self)
+
+    def __call__(self, stage: str) -> None:
+        self.count += 1
+        if self.bar is not None:
+            self.bar.set_postfix_str(str(stage), refresh=False)
+            self.bar.update(1)
+            return
+        now = time.monotonic()
+        if now >= self.next:
+            self.next = now + self.interval
+            print(f"{self.desc}: {now - self.start:.0f} s, {self.count} steps, {stage}", file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+        if self in _OPEN:
+            _OPEN.remove(self)
+
+
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def close_progress() -> None:
+    """Close every open progress reporter (erases the terminal status line before anything else is printed)."""
+    for p in list(_OPEN):
+        try:
+            p.close()
+        except Exception:  # a broken stderr must not hide the real outcome
+            if p in _OPEN:
+                _OPEN.remove(p)
+
+
+def progress_bar(desc: str = "verialloc") -> Progress:
+    """A callable tick(stage): a tqdm status line on a terminal, plain periodic lines elsewhere (see Progress)."""
+    return Progress(desc)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from .. import api
 from ..formatting import decimal
 from ..errors import InvalidParameter
-from ..validation import digits as check_digits, integer, positive
+from ..validation import digits as check_digits, integer, positive, to_fraction
 from .common import DEFAULT_DIGITS, add_config_flags, bracket_json, config_from_args, progress_bar
 
 
@@ -90,28 +90,51 @@ def run(args) -> dict:
     out = {"command": args.command, "method": args.method, **config.as_dict(), "digits": digits}
     if args.command == "rdp":
         b = api.rdp(config, args.alpha, method=args.method, digits=digits)
-        out.update(alpha=str(b.details["alpha"]), direction="remove",
+        out.update(alpha=exact_text("alpha", args.alpha), input=typed_inputs(args), direction="remove",
                    rdp=decimal(b.upper, digits) if b.error_kind == "exact" else decimal(b.upper, digits, "up"))
     elif args.command == "delta":
         b = api.delta(config, args.epsilon, direction=args.direction, method=args.method, digits=digits,
                       **method_options(args))
-        out.update(epsilon=args.epsilon, direction=b.direction)
+        out.update(epsilon=exact_text("epsilon", args.epsilon), input=typed_inputs(args), direction=b.direction)
     else:
         b = api.epsilon(config, args.delta, direction=args.direction, method=args.method, digits=digits,
                         **method_options(args))
-        out.update(delta=args.delta, direction=b.direction)
+        out.update(delta=exact_text("delta", args.delta), input=typed_inputs(args), direction=b.direction)
     out.update(bracket_json(b, digits))
     out["quantity"] = b.quantity
     return out
 
 
+#: the numeric flags echoed under "input" as typed (the top-level fields hold the exact rationals used)
+NUMERIC_FLAGS = ("sigma", "scale", "eps0", "steps", "k", "epochs", "rate", "epsilon", "delta", "alpha")
+
+
+def exact_text(name: str, text) -> str:
+    """The exact rational the computation used for a (validated) input: "1e-5" -> "1/100000", "0.5" -> "1/2"."""
+    return str(to_fraction(name, text))
+
+
+def typed_inputs(args) -> dict:
+    """Every numeric flag's text as typed (defaults as their default text), e.g. {"delta": "1e-5", "steps": "1000"}."""
+    return {name: getattr(args, name) for name in NUMERIC_FLAGS if getattr(args, name, None) is not None}
+
+
+def shown(out: dict, name: str, exact) -> str:
+    """`typed (=exact)` when the text typed differs from the exact rational used ("1e-5 (=1/100000)"), else `exact`."""
+    typed = out.get("input", {}).get(name)
+    return f"{typed} (={exact})" if typed is not None and typed.strip() != str(exact) else str(exact)
+
+
 def render_text(out: dict) -> str:
-    params = ", ".join(f"{k}={v}" for k, v in out["params"].items())
-    head = f"{out['mechanism']}({params}), {out['scheme']} steps={out['steps']} k={out['k']} epochs={out['epochs']}"
+    params = ", ".join(f"{k}={shown(out, k, v)}" for k, v in out["params"].items())
+    head = (f"{out['mechanism']}({params}), {out['scheme']} steps={shown(out, 'steps', out['steps'])} "
+            f"k={shown(out, 'k', out['k'])} epochs={shown(out, 'epochs', out['epochs'])}")
     if "rate" in out:
-        head += f" rate={out['rate']}"
-    what = {"rdp": f"RDP at alpha={out.get('alpha')}", "delta": f"delta(epsilon={out.get('epsilon')})",
-            "epsilon": f"epsilon(delta={out.get('delta')})"}[out["command"]]
+        head += f" rate={shown(out, 'rate', out['rate'])}"
+    target = {"rdp": "alpha", "delta": "epsilon", "epsilon": "delta"}[out["command"]]
+    value = shown(out, target, out.get(target))
+    what = {"rdp": f"RDP at alpha={value}", "delta": f"delta(epsilon={value})",
+            "epsilon": f"epsilon(delta={value})"}[out["command"]]
     lines = [f"{what} of {head}", f"  method {out['method']}, direction {out['direction']} ({out['error_kind']})"]
     lines.append(f"  value: {out['lower']}" if out["lower"] == out["upper"] else f"  bracket: [{out['lower']}, {out['upper']}]")
     for d, sub in out.get("per_direction", {}).items():

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, UnsupportedRequest
 from ..stability import PROBES, regions, run
 from ..stability.sweep import as_dicts, probe, write_csv
 from .common import progress_bar
@@ -35,6 +35,16 @@ def _values(name: str, text: str | None, default: tuple) -> tuple[float, ...]:
     return values
 
 
+def output_path(name: str, text: str) -> Path:
+    """An output file whose directory exists (checked before the sweep; no directory is created)."""
+    path = Path(text)
+    if path.is_dir():
+        raise InvalidParameter(name, text, "must be a file name, not a directory")
+    if not path.parent.is_dir():
+        raise InvalidParameter(name, text, f"the directory {str(path.parent)!r} does not exist (create it first)")
+    return path
+
+
 def execute(args) -> dict:
     p = probe(args.probe)
     xs, ys = _values("x", args.x, p.x[1]), _values("y", args.y, p.y[1])
@@ -42,12 +52,21 @@ def execute(args) -> dict:
         tolerance = float(args.tolerance)
     except ValueError:
         raise InvalidParameter("tolerance", args.tolerance, "must be a number in (0, 1)") from None
+    if not 0 < tolerance < 1:
+        raise InvalidParameter("tolerance", args.tolerance, "must be a number in (0, 1)")
+    csv_path = output_path("csv", args.csv) if args.csv else None
+    png_path = output_path("png", args.png) if args.png else None
+    if png_path is not None:
+        try:
+            import matplotlib  # noqa: F401  (fail before the sweep, not after it)
+        except ImportError:
+            raise UnsupportedRequest("png", args.png, "plots need matplotlib: pip install 'verialloc[plot]'") from None
     points = run(p, xs, ys, tolerance, progress_bar())
-    if args.csv:
-        write_csv(points, p, Path(args.csv))
-    if args.png:
+    if csv_path is not None:
+        write_csv(points, p, csv_path)
+    if png_path is not None:
         from ..stability.plot import heatmap
-        heatmap(points, p, tolerance, Path(args.png))
+        heatmap(points, p, tolerance, png_path)
     return {"command": "stability", "probe": p.name, "about": p.about, "axes": [p.x[0], p.y[0]],
             "tolerance": tolerance, "points": as_dicts(points), "regions": regions(points, p),
             "csv": args.csv, "png": args.png}
