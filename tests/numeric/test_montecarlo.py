@@ -165,3 +165,15 @@ def test_bad_inputs(call, name):
     with pytest.raises(InvalidParameter) as err:
         call(Config(Gaussian(1), steps=2))
     assert err.value.name == name
+
+
+def test_epsilon_beyond_the_search_cap_is_an_interval_not_a_crash():
+    """Found by `verialloc fuzz`: σ = 0.003, t = 1, δ = 0.5 (true ε ≈ 55554.6, beyond EPS_CAP) made the shift search
+    evaluate inf − inf; the interval must contain the exact value instead (statistical, +inf upper allowed)."""
+    from verialloc import api
+    from verialloc.config import Config
+    from verialloc.mechanisms import Gaussian
+    config = Config(Gaussian("0.003"), steps=1)
+    got = api.epsilon(config, 0.5, direction="remove", method="mc", samples=2000, seed=1)
+    exact = api.epsilon(config, 0.5, direction="remove", method="exact")
+    assert got.lower <= exact.lower <= got.upper

@@ -47,11 +47,13 @@ def add_log_bound(s: float, sigma: float, eps: float, t: int) -> float:
 def bound_optimal_shift(sigma: float, eps: float) -> float:
     """The m ≥ 1 minimizing `remove_log_bound`: root of (2m−1)/(2σ²) − ε + ln((m−1)/m) (increasing in m)."""
     fn = lambda m: (2 * m - 1) / (2 * sigma**2) - eps + math.log((m - 1) / m)
-    if fn(1 + 1e-12) >= 0:
+    if not math.isfinite(eps) or fn(1 + 1e-12) >= 0:  # an infinite reference ε has no optimal shift: plain
         return 1.0
     hi = 2.0
     while fn(hi) <= 0:
         hi *= 2
+        if not math.isfinite(fn(hi)):  # the root lies beyond float range: the largest usable shift
+            return hi / 2
     return optimize.brentq(fn, 1 + 1e-12, hi, xtol=1e-12)
 
 
