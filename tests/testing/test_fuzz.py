@@ -46,8 +46,8 @@ def test_short_deterministic_slice():
     out = fz.summary_json(first)
     json.dumps(out, allow_nan=False)
     assert out["cases"] >= 1 and set(out["counts"]) <= {"randomized-response", "discrete"}
-    for v in out["violations"]:
-        assert v["commands"] and v["replay"].startswith("verialloc fuzz --replay ")
+    assert sum(row["checks"] for row in out["counts"].values()) >= 10 * out["cases"]
+    assert not out["violations"], out["violations"]  # the deterministic slice is a soundness regression test
     again = fz.fuzz(**dict(kwargs, methods=("exact",), max_cases=2))
     assert [r.case for r in again.cases] == [r.case for r in first.cases][:len(again.cases)]
 

@@ -111,13 +111,13 @@ def _table(out: dict) -> str:
     from rich.table import Table
 
     table = Table(title="verialloc fuzz", title_justify="left")
-    columns = ("family", "cases", "seconds", "answered", "n/a", "timeout", "crash", "skipped", "violating cases",
-               "mc misses")
+    columns = ("family", "cases", "checks", "seconds", "answered", "n/a", "timeout", "crash", "skipped",
+               "violating cases", "mc misses")
     for c in columns:
         table.add_column(c, justify="left" if c == "family" else "right")
     total = {c: 0 for c in columns[1:]}
     for family, row in out["counts"].items():
-        cells = (row["cases"], row["seconds"], row["ok"], row["na"], row["timeout"], row["crash"], row["skipped"],
+        cells = (row["cases"], row["checks"], row["seconds"], row["ok"], row["na"], row["timeout"], row["crash"], row["skipped"],
                  row["violations"], row["mc_misses"])
         for c, value in zip(columns[1:], cells):
             total[c] += value

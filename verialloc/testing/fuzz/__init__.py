@@ -30,12 +30,14 @@ STATUSES = ("ok", "na", "timeout", "crash", "skipped")
 
 
 def counts(report: Report) -> dict:
-    """{family: {"cases", "seconds", "violations" (cases with one), "mc_misses", per-status method outcomes}}."""
+    """{family: {"cases", "checks" (differential checks made), "seconds", "violations" (cases with one), "mc_misses",
+    per-status method outcomes}}."""
     out: dict = {}
     for r in report.cases:
-        row = out.setdefault(r.case.family, {"cases": 0, "seconds": 0.0, "violations": 0, "mc_misses": 0,
-                                             **{s: 0 for s in STATUSES}})
+        row = out.setdefault(r.case.family, {"cases": 0, "checks": 0, "seconds": 0.0, "violations": 0,
+                                             "mc_misses": 0, **{s: 0 for s in STATUSES}})
         row["cases"] += 1
+        row["checks"] += r.checks
         row["seconds"] += r.seconds
         row["violations"] += bool(r.violations)
         row["mc_misses"] += r.mc_misses

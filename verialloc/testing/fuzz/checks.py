@@ -214,6 +214,17 @@ def _judge(case: Case, results: dict, claim, budget) -> tuple[list, int]:
     return violations, misses
 
 
+def count_checks(results: dict, claim) -> int:
+    """How many differential checks `judge` makes on these results: one per method outcome (crash / NaN), one per
+    ordered pair of distinct certified brackets (lower_A ≤ upper_B), one for mc against exact, one per verdict."""
+    sound = [n for n, o in results.items() if o["status"] == "ok" and o["error_kind"] in CERTIFIED_KINDS]
+    exact, mc_out, cert = (results.get(n) for n in ("exact", "mc", "certify"))
+    paired = exact is not None and exact["status"] == "ok"
+    return (len(results) + len(sound) * (len(sound) - 1)
+            + int(paired and mc_out is not None and mc_out["status"] == "ok")
+            + int(paired and claim is not None and cert is not None and cert["status"] == "ok"))
+
+
 def _rtol(name: str, out: dict):
     if out["error_kind"] == "quadrature":
         return QUADRATURE_RTOL

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed as hseed, settings
 
 from .cases import FAMILIES, Case, cases
-from .checks import CERTIFY_BUDGET, certify_claim, execute, judge, trivial
+from .checks import CERTIFY_BUDGET, certify_claim, count_checks, execute, judge, trivial
 
 #: address-space limit of the worker (a method asking for more raises MemoryError: reported as a crash)
 WORKER_MEMORY = 4 << 30
@@ -109,6 +109,7 @@ class CaseResult:
     violations: list
     mc_misses: int
     seconds: float
+    checks: int = 0
 
 
 def evaluate(case: Case, methods, worker: Worker, timeout: float, certify_budget: float = CERTIFY_BUDGET,
@@ -130,7 +131,7 @@ def evaluate(case: Case, methods, worker: Worker, timeout: float, certify_budget
             results["certify"] = worker.call({"kind": "certify", "case": payload, "claim": str(claim),
                                               "budget": certify_budget}, timeout + certify_budget)
     violations, misses = judge(case, results, claim, certify_budget)
-    return CaseResult(case, results, violations, misses, time.perf_counter() - t0)
+    return CaseResult(case, results, violations, misses, time.perf_counter() - t0, count_checks(results, claim))
 
 
 def _best_too_costly(results: dict, timeout: float) -> bool:
