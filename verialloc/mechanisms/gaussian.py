@@ -59,7 +59,38 @@ def gaussian_delta(sigma: mp.mpf, epsilon: mp.mpf) -> mp.mpf:
     if epsilon == -mp.inf:
         return mp.mpf(1)
     a = 1 / (2 * sigma)
+    if a - epsilon * sigma < NCDF_SERIES_BELOW:
+        return _far_tail_delta(sigma, epsilon)
     return ncdf(a - epsilon * sigma) - mp.exp(epsilon) * ncdf(-a - epsilon * sigma)
+
+
+def _far_tail_delta(sigma: mp.mpf, epsilon: mp.mpf) -> mp.mpf:
+    """F13 when x = a − εσ lies in the asymptotic region (x < NCDF_SERIES_BELOW), without cancellation.
+
+    With x' = −a − εσ = x − 2a: x'² − x² = 2ε, so e^ε φ(x') = φ(x) exactly and δ = φ(x)·(R(x) − R(x')) for the
+    Mills series R(y) = Σ_k (−1)^k (2k−1)!! |y|^{−(2k+1)}. Each difference |x|^{−n} − |x'|^{−n} =
+    |x|^{−n}·(−expm1(−n·log1p(2a/|x|))) is formed without subtracting close numbers (the two Φ terms agree to
+    about 2 log10|x| digits, which made the plain form negative at ε = 1e300). Each series' remainder is below its
+    first omitted term; the sum stops when twice that term is below mp.eps times the leading difference. x and
+    x²/2 are formed with 2·log2|x| extra bits (their absolute error is what the exponential turns relative)."""
+    extra = 2 * int(mp.log(abs(epsilon * sigma) + 1, 2)) + 20
+    with mp.extraprec(extra):
+        a = 1 / (2 * sigma)
+        x = a - epsilon * sigma
+        head = mp.exp(-x * x / 2) / mp.sqrt(2 * mp.pi)
+    ax = -x
+    ratio = mp.log1p(2 * a / ax)
+    inv = 1 / (ax * ax)
+    lead = -mp.expm1(-ratio) / ax
+    total, k, double_fact, power = lead, 0, mp.mpf(1), 1 / ax  # power = |x|^{−(2k+1)}
+    while True:
+        k += 1
+        double_fact *= 2 * k - 1
+        power *= inv
+        if 2 * double_fact * power < mp.eps * lead:
+            break
+        total += (-1) ** k * double_fact * power * -mp.expm1(-(2 * k + 1) * ratio)
+    return head * total
 
 
 #: below this argument Φ is summed from its asymptotic series (mpmath's erfc overflows near -1e300)
