@@ -58,6 +58,7 @@ C_RDP, RDP_MAX_ORDER = 2e-8, 10_000
 FLOAT_SIGMA = (Fraction(1, 1000), Fraction(10 ** 8))
 FLOAT_EPSILON = 700
 FLOAT_DELTA_MIN = Fraction(1, 10 ** 300)
+FLOAT_COUNT_MAX = 2 ** 53
 FLOAT_METHODS = ("pld", "rdp", "analytic", "mc", "best")
 #: defaults of the float methods, as the method modules use them
 DEFAULT_LOSS_STEP, DEFAULT_MC_SAMPLES = 1e-4, (2_000, 200_000, 10_000_000)
@@ -177,15 +178,16 @@ def _exact(query: str, config: Config, value, digits: int) -> Estimate:
 
 def _exact_rdp(config: Config, alpha: int, digits: int) -> Estimate:
     scale = max(1.0, (digits + 15 + len(str(alpha))) / 45)
+    a = float(min(alpha, 10 ** 150))  # only its magnitude matters (α² must stay a finite float)
     if config.scheme == "allocation":
-        seconds = C_GENFUNC * alpha ** 2 * scale
-        memory = 64.0 * alpha * (digits + 25 + len(str(alpha)))  # α mpf moments and coefficients
+        seconds = C_GENFUNC * a ** 2 * scale
+        memory = 64.0 * a * (digits + 25 + len(str(alpha)))  # α mpf moments and coefficients
         if isinstance(config.mechanism, FinitePair) or not isinstance(config.mechanism, Gaussian):
             seconds *= 1.5
         return Estimate(BASE_SECONDS + seconds, BASE_MEMORY + memory, "alpha", alpha)
-    bits = alpha * (math.log2(config.rate.denominator) + 1)  # one weight C(α,j)·num^j·(den−num)^(α−j)
-    seconds = C_BINOMIAL * alpha ** 2 * scale + 1e-10 * alpha * bits
-    memory = alpha * bits / 8 + 64.0 * alpha * (digits + 25)
+    bits = a * (math.log2(config.rate.denominator) + 1)  # one weight C(α,j)·num^j·(den−num)^(α−j)
+    seconds = C_BINOMIAL * a ** 2 * scale + 1e-10 * a * bits
+    memory = a * bits / 8 + 64.0 * a * (digits + 25)
     return Estimate(BASE_SECONDS + seconds, BASE_MEMORY + memory, "alpha", alpha)
 
 
@@ -319,7 +321,8 @@ def check(query: str, config: Config, method: str = "exact", value=None, options
     hint = _nearest(query, config, method, value, options, budget, digits, name, current)
     what = (f"estimated {est.describe()} exceeds the budget of {_seconds(budget.seconds)} and "
             f"{_bytes(budget.memory)}")
-    raise BudgetExceeded(name, current, f"{method} {query}: {what}; {hint}", est, budget)
+    shown = _short(Fraction(current)) if isinstance(current, int) else current
+    raise BudgetExceeded(name, shown, f"{method} {query}: {what}; {hint}", est, budget)
 
 
 def _nearest(query, config, method, value, options, budget, digits, name, current) -> str:
@@ -368,6 +371,10 @@ def parameter_range(query: str, config: Config, method: str, value=None) -> None
     (the exact method works in arbitrary precision and serves them, or refuses with its own message)."""
     if method not in FLOAT_METHODS:
         return
+    for name in ("steps", "epochs"):  # float64 counts are exact integers only up to 2^53
+        if getattr(config, name) > FLOAT_COUNT_MAX:
+            raise UnsupportedRequest(name, _short(Fraction(getattr(config, name))),
+                                     f"--method {method} (float64) supports {name} <= 2^53")
     mech = config.mechanism
     if isinstance(mech, Gaussian) and not FLOAT_SIGMA[0] <= mech.sigma <= FLOAT_SIGMA[1]:
         raise UnsupportedRequest("sigma", _short(mech.sigma),
