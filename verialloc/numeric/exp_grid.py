@@ -141,7 +141,13 @@ def contract(law: LossLaw, h: float, top: int, offset: float = 0.0) -> GridLaw:
         np.subtract.at(m, cell, p_at[inside])
         # what is left of a cell holding an atom at the rounding level of the atom is not continuous mass
         noise = q <= 1e-12 * np.bincount(cell, q_in, minlength=top + 1)
-        q[noise], m[noise | (m < 0)] = 0.0, 0.0
+        # a cell whose P-mass came out negative has a moment below the float noise: dropped whole (sound for a
+        # lower law), not kept with m = 0, which would move its mean to the cell's lower edge (issue #10 item 9)
+        unsure = noise | (m < 0)
+        cut = float(np.sum(q[unsure & ~noise]))
+        q[unsure], m[unsure] = 0.0, 0.0
+    else:
+        cut = 0.0
     keep = q > 0
     hi_edge = np.append(edges[1:], np.inf)
     with np.errstate(over="ignore"):
@@ -171,6 +177,7 @@ def contract(law: LossLaw, h: float, top: int, offset: float = 0.0) -> GridLaw:
     order = np.argsort(xs, kind="stable")
     ys = np.maximum(xs[order] - offset, 0.0)
     masses, top_mass, top_excess, dropped, dropped_moment = _merge(ys, ws[order], h, top)
+    dropped += cut  # its moment is below the float noise
     masses = np.append(masses, top_mass)
     g = offset + h * np.arange(top + 1)
     w1 = float(np.dot(error, edges[1:] + 1.0)) + _U * (float(np.dot(masses, g)) + top_excess)
