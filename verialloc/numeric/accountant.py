@@ -200,7 +200,7 @@ def _accuracy_notes(upper: PLD, delta: float, eps_upper: float | None) -> list[s
     if eps_upper is not None and math.isinf(eps_upper) and eps_upper > 0:
         notes.append(f"accuracy not met: no finite upper epsilon at delta={delta:g}; the +inf atom "
                      f"({upper.inf_mass:.3g}) or the float64 budget ({upper.float_error:.3g}) exceeds delta — "
-                     "lower --tail or use --method exact")
+                     "--method best (or rdp) gives a finite upper bound from the RDP route")
     elif delta > 0 and upper.float_error > 1e-2 * delta:
         notes.append(f"accuracy not met: float64 budget {upper.float_error:.3g} exceeds 1% of delta={delta:g}")
     elif delta > 0 and upper.inf_mass > 1e-2 * delta and upper.truncated > 1e-2 * delta:
