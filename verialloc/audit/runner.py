@@ -1,8 +1,11 @@
 """Run accountants over golden entries: one `Row` per (accountant, entry) the accountant serves."""
 from __future__ import annotations
 
+import contextlib
 import math
 import multiprocessing
+import os
+import sys
 import time
 from dataclasses import asdict, dataclass
 
@@ -43,13 +46,49 @@ class ChildTimeout(ChildFailure):
 
 
 def _child(conn, acc: Accountant, entry: dict) -> None:
+    _stdout_to_stderr()
     try:
         conn.send(("ok", _call(acc, entry)))
     except BaseException as exc:  # library exceptions need not pickle: send the text
         conn.send(("error", f"{type(exc).__name__}: {exc}"))
 
 
+def _stdout_to_stderr() -> None:
+    """In the forked child only: file descriptor 1 becomes a copy of 2, so that even output written below Python
+    (C extensions, subprocesses) cannot reach the parent's stdout, and sys.stdout becomes sys.stderr. The inherited
+    stdout buffer is not flushed: it is a copy of the parent's pending output, which the parent writes itself."""
+    sys.stdout = sys.stderr
+    try:
+        os.dup2(2, 1)
+    except OSError:
+        pass
+
+
+@contextlib.contextmanager
+def _fd1_to_stderr():
+    """In-process calls: file descriptor 1 points at stderr for the block (restored after), for output written
+    below Python; sys.stdout itself is redirected by Accountant.run."""
+    try:
+        sys.stdout.flush()  # verialloc's own pending output keeps its place on stdout
+        saved = os.dup(1)
+        os.dup2(2, 1)
+    except (OSError, ValueError, AttributeError):
+        yield  # no usable descriptors (embedded interpreters): the Python-level redirect still applies
+        return
+    try:
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _call_here(acc: Accountant, entry: dict):
+    with _fd1_to_stderr():
+        return _call(acc, entry)
+
+
 def _call(acc: Accountant, entry: dict):
+    """One adapter call; its stdout goes to stderr and its warnings are captured (adapters.quiet via run)."""
     return acc.run(config_of(entry), entry["quantity"], float(exact(entry["target"])))
 
 
@@ -83,7 +122,7 @@ def audit_one(acc: Accountant, entry: dict, loose_percent: float = DEFAULT_LOOSE
     if not acc.installed():
         raise NotInstalled(acc.name, acc.package)
     try:
-        value = _call(acc, entry) if timeout is None else _call_limited(acc, entry, timeout)
+        value = _call_here(acc, entry) if timeout is None else _call_limited(acc, entry, timeout)
     except Exception as exc:
         seconds = time.perf_counter() - start
         reason = str(exc) if isinstance(exc, ChildFailure) else f"{type(exc).__name__}: {exc}"

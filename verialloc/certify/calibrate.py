@@ -9,14 +9,17 @@ in σ (invariant I5: larger σ is a post-processing of smaller σ, F8), hence so
 So the smallest σ meeting the target lies in (σ_lower, σ_upper]. Bisection (geometric midpoints, rounded to
 SIG_DIGITS significant digits) stops when σ_upper/σ_lower − 1 ≤ tolerance, when a probe is inconclusive (the
 target is inside that σ's certified bracket), or when the budget is spent. The budget is a hard limit: the
-elapsed time is checked before every probe, each probe's `certify` gets only the remaining seconds, and a probe
-whose first step does not fit in them (cost model, verialloc.cost) ends the search; what is certified so far is
-returned with `converged` false and the stop reason. A target ε <= 0 is refused (ε(δ) <= 0 means a total
+elapsed time is checked before every probe, each probe's `certify` gets only the remaining seconds and runs in a
+forked worker process that is killed at the deadline (a step already running cannot overrun the budget), and a
+probe whose first step does not fit in them (cost model, verialloc.cost) or that is stopped at the deadline ends
+the search; what is certified so far is returned with `converged` false and the stop reason. A target ε <= 0 is refused (ε(δ) <= 0 means a total
 variation distance <= δ, out of reach within the σ range searched; pure ε = 0 needs σ = ∞).
 """
 from __future__ import annotations
 
 import math
+import multiprocessing
+import pickle
 import time
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -74,20 +77,26 @@ def calibrate(template: Config, target_epsilon, delta, *, direction: str = "both
     start = time.perf_counter()
     hi = lo = None
     probes: list = []
+    stopped: list = []  # the σ of a probe stopped at the deadline
 
     def probe(sigma: Fraction) -> str:
-        """The probe's verdict, or "budget" when the remaining seconds cannot hold even its first step."""
+        """The probe's verdict; "budget" when the remaining seconds cannot hold even its first step, "deadline"
+        when it was still running at the end of the budget (stopped there, nothing recorded)."""
         left = seconds - (time.perf_counter() - start)
         t0 = time.perf_counter()
         try:
-            cert = certify(replace(template, mechanism=Gaussian(sigma)), claim, direction, max(left, 1e-3), progress,
-                           strict=strict)
+            result = _run_probe(replace(template, mechanism=Gaussian(sigma)), claim, direction, max(left, 1e-3),
+                                progress, strict)
         except BudgetExceeded:
             if not probes:
                 raise  # not even one probe fits the whole budget: refuse, naming the parameter
             return "budget"
-        probes.append((sigma, cert.verdict, cert.lower, cert.upper, time.perf_counter() - t0))
-        return cert.verdict
+        if result is None:
+            stopped.append(sigma)
+            return "deadline"
+        verdict, lower, upper = result
+        probes.append((sigma, verdict, lower, upper, time.perf_counter() - t0))
+        return verdict
 
     def out(reason: str) -> Calibration:
         return Calibration(claim.value, claim.at, tol, hi, lo, probes, reason)
@@ -101,6 +110,8 @@ def calibrate(template: Config, target_epsilon, delta, *, direction: str = "both
         verdict = probe(sigma)
         if verdict == "budget":
             return out("budget spent while bracketing (the next probe does not fit the remaining budget)")
+        if verdict == "deadline":
+            return out(f"budget spent while bracketing (the probe at sigma={sigma} was stopped at the deadline)")
         if verdict == "inconclusive":  # back off towards the known side with a milder factor
             factor = math.sqrt(factor)
             if (hi is None and lo is None) or factor - 1 <= tol:
@@ -119,6 +130,8 @@ def calibrate(template: Config, target_epsilon, delta, *, direction: str = "both
         verdict = probe(mid)
         if verdict == "budget":
             return out("budget spent (the next probe does not fit the remaining budget)")
+        if verdict == "deadline":
+            return out(f"budget spent (the probe at sigma={mid} was stopped at the deadline)")
         if verdict == "inconclusive":
             return out(f"inconclusive at sigma={mid}: the target lies inside its certified bracket")
         if verdict == "certified":
@@ -126,6 +139,75 @@ def calibrate(template: Config, target_epsilon, delta, *, direction: str = "both
         else:
             lo = mid
     return out("tolerance met")
+
+
+#: seconds between checks of a running probe for progress messages and the deadline
+POLL = 0.2
+
+
+def _run_probe(config: Config, claim, direction: str, left: float, progress, strict: bool):
+    """(verdict, ε lower, ε upper) of `certify` at `config` within `left` seconds, or None when it was still
+    running at the deadline. The probe runs in a forked worker process (killed at the deadline, so a certify
+    step already running cannot overrun the budget); its progress stages come back over a pipe and are passed
+    to `progress` here. Without the 'fork' start method it runs in this process (certify still stops between
+    its steps, but a running step is not interrupted)."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        cert = certify(config, claim, direction, left, progress, strict=strict)
+        return cert.verdict, cert.lower, cert.upper
+    deadline = time.perf_counter() + left
+    ctx = multiprocessing.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_probe_child, args=(child, config, claim, direction, left, strict), daemon=True)
+    proc.start()
+    child.close()
+    try:
+        while True:
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                return None
+            if not parent.poll(min(POLL, remaining)):
+                if not proc.is_alive() and not parent.poll(0):
+                    raise RuntimeError(f"calibrate probe worker ended without an answer (exit code {proc.exitcode})")
+                continue
+            try:
+                kind, payload = parent.recv()
+            except EOFError:
+                raise RuntimeError(f"calibrate probe worker ended without an answer (exit code {proc.exitcode})")
+            if kind == "progress":
+                if progress is not None:
+                    progress(payload)
+            elif kind == "ok":
+                return payload
+            elif kind == "budget":
+                raise BudgetExceeded(*payload)
+            elif kind == "raise":
+                raise payload
+            else:
+                raise RuntimeError(payload)
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join()
+        parent.close()
+
+
+def _probe_child(conn, config: Config, claim, direction: str, left: float, strict: bool) -> None:
+    """Worker: run certify, send ("progress", stage) messages and then ("ok", (verdict, lower, upper)) (mpf,
+    pickled exactly) or the exception (its text when it does not pickle)."""
+    def tick(stage) -> None:
+        conn.send(("progress", str(stage)))
+
+    try:
+        cert = certify(config, claim, direction, left, tick, strict=strict)
+        conn.send(("ok", (cert.verdict, cert.lower, cert.upper)))
+    except BudgetExceeded as exc:  # does not pickle by itself: send its arguments
+        conn.send(("budget", (exc.name, exc.value, exc.supported, exc.estimate, exc.budget)))
+    except BaseException as exc:
+        try:
+            pickle.loads(pickle.dumps(exc))
+            conn.send(("raise", exc))
+        except Exception:
+            conn.send(("error", f"{type(exc).__name__}: {exc}"))
 
 
 def _round(x: float) -> Fraction:

@@ -9,6 +9,8 @@ Bad input exits with status 2 and one line naming the parameter and its valid ra
 """
 from __future__ import annotations
 
+import inspect
+
 from .. import api
 from ..formatting import decimal
 from ..errors import InvalidParameter
@@ -56,17 +58,26 @@ METHOD_FLAGS = {"pld": PLD_KNOBS, "best": PLD_KNOBS, "analytic": ("loss_step", "
 
 
 def method_options(args) -> dict:
-    """Method-specific keywords (pld/best accuracy knobs, analytic's Poisson PLD knobs, mc sampling) and a
-    progress bar shown only after ~2 s; a flag given to a method that does not take it is an error."""
+    """Method-specific keywords (pld/best accuracy knobs, analytic's Poisson PLD knobs, mc sampling) and, for
+    every method that accepts `progress` (takes_progress), a progress reporter on stderr (common.Progress: a
+    terminal bar shown after ~2 s, plain periodic lines elsewhere); a flag given to a method that does not
+    take it is an error."""
     allowed = METHOD_FLAGS.get(args.method, ())
     given = {k: getattr(args, k) for k in PLD_KNOBS + MC_KNOBS + RDP_KNOBS if getattr(args, k, None) is not None}
     for name, value in given.items():
         if name not in allowed:
             owners = [m for m, flags in METHOD_FLAGS.items() if name in flags]
             raise InvalidParameter(name.replace("_", "-"), value, "applies only to --method " + "|".join(owners))
-    if args.method == "mc":
+    out = _knobs(args.method, given)
+    if takes_progress(args.method):
+        out["progress"] = progress_bar()
+    return out
+
+
+def _knobs(method: str, given: dict) -> dict:
+    if method == "mc":
         return given
-    if args.method == "rdp":
+    if method == "rdp":
         out = {}
         if "alpha_max" in given:
             out["alpha_max"] = integer("alpha-max", given["alpha_max"], 2, 10_000)
@@ -75,12 +86,20 @@ def method_options(args) -> dict:
         return out
     from ..numeric.accountant import Settings
     settings = Settings(**{k: float(positive(k.replace("_", "-"), v)) for k, v in given.items()})
-    if args.method == "analytic":
+    if method == "analytic":
         from ..numeric.analytic import Options
         return {"options": Options(pld=settings)} if given else {}
-    if args.method in ("pld", "best"):
-        return {"settings": settings, "progress": progress_bar()}
+    if method in ("pld", "best"):
+        return {"settings": settings}
     return {}
+
+
+def takes_progress(method: str) -> bool:
+    """Whether the method's delta/epsilon accept a `progress=callable(stage)` keyword (pld, best, analytic)."""
+    module = api.METHODS.get(method)
+    if module is None:
+        return False
+    return all("progress" in inspect.signature(getattr(module, q)).parameters for q in ("delta", "epsilon"))
 
 
 def run(args) -> dict:

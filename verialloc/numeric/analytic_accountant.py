@@ -21,6 +21,7 @@ from ..rounding import trivial_epsilon_lower
 from ..result import Bracket, max_bracket
 from ..validation import direction as check_direction, open_unit, real
 from .analytic import BOUNDS, Options
+from .analytic.base import reporting
 
 METHOD = "analytic"
 #: bisection stops when the ε bracket is this narrow (relative)
@@ -45,22 +46,26 @@ def bounds(config: Config, epsilon, direction: str, options: Options = Options()
     return out
 
 
-def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, options: Options = Options()) -> Bracket:
-    """Bracket [0, min over analytic bounds] for δ(ε)."""
+def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, options: Options = Options(),
+          progress=None) -> Bracket:
+    """Bracket [0, min over analytic bounds] for δ(ε). progress(stage): called per bound (and per Poisson PLD
+    a bound builds), stages "<direction> eps=<ε>: <bound>[: <ingredient>]"."""
     eps = float(real("epsilon", epsilon))
     d = check_direction(direction)
     _check_scheme(config)
 
     def one(dir_: str) -> Bracket:
-        results = _evaluate(config, eps, dir_, options)
+        results = _evaluate(config, eps, dir_, options, progress)
         name, value = _best(results, eps, dir_)
         return Bracket("delta", mp.mpf(0), mp.mpf(value), METHOD, dir_, "bound", _details(results, name))
 
     return one(d) if d != "both" else max_bracket(one("remove"), one("add"))
 
 
-def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, options: Options = Options()) -> Bracket:
-    """Bracket [ln(1 − δ), ε_hi] for ε(δ), with min-bound(ε_hi) ≤ δ verified."""
+def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, options: Options = Options(),
+            progress=None) -> Bracket:
+    """Bracket [ln(1 − δ), ε_hi] for ε(δ), with min-bound(ε_hi) ≤ δ verified (progress: as in delta, for every
+    ε the bisection evaluates)."""
     target = float(open_unit("delta", delta))
     d = check_direction(direction)
     _check_scheme(config)
@@ -72,7 +77,7 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, op
                else replace(options, pld=replace(options.pld, tail=lowered(options.pld.tail))))
 
     def one(dir_: str) -> Bracket:
-        hi, name, results = _invert(config, target, dir_, options)
+        hi, name, results = _invert(config, target, dir_, options, progress)
         details = _details(results, name)
         details["delta_at_epsilon"] = results[name].value
         return Bracket("epsilon", mp.mpf(trivial_epsilon_lower(target)), mp.mpf(hi), METHOD, dir_, "bound", details)
@@ -89,11 +94,16 @@ def _check_scheme(config: Config) -> None:
         raise UnsupportedRequest("scheme", config.scheme, "the analytic bounds are for random allocation")
 
 
-def _evaluate(config: Config, eps: float, direction: str, options: Options) -> dict:
+def _evaluate(config: Config, eps: float, direction: str, options: Options, progress=None) -> dict:
     out = {}
     for bound in BOUNDS:
+        stage = f"{direction} eps={eps:.6g}: {bound.NAME}"
+        tick = None if progress is None else (lambda s, stage=stage: progress(f"{stage}: {s}"))
+        if progress is not None:
+            progress(stage)
         try:
-            out[bound.NAME] = bound.delta(config, eps, direction, options)
+            with reporting(tick):
+                out[bound.NAME] = bound.delta(config, eps, direction, options)
         except UnsupportedRequest as err:
             out[bound.NAME] = f"not applicable: {err}"
     return out
@@ -113,10 +123,10 @@ def _details(results: dict, winner: str) -> dict:
     return {"bounds": per, "best": winner}
 
 
-def _invert(config: Config, target: float, direction: str, options: Options):
+def _invert(config: Config, target: float, direction: str, options: Options, progress=None):
     """Smallest ε (to EPS_RTOL) found with min-bound(ε) ≤ target; lo is kept where it was > target."""
     def upper(e):
-        res = _evaluate(config, e, direction, options)
+        res = _evaluate(config, e, direction, options, progress)
         vals = {n: v.value for n, v in res.items() if not isinstance(v, str)}
         name = min(vals, key=vals.get) if vals else None
         return (vals[name] if name else math.inf), name, res

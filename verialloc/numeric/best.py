@@ -16,39 +16,51 @@ from . import analytic_accountant as analytic
 from . import rdp_accountant as rdp_method
 
 METHOD = "best"
-#: the combined methods; pld alone takes the accuracy options (settings, progress)
+#: the combined methods; pld alone takes the accuracy options (settings); pld and analytic report progress
 COMBINED = (pld, rdp_method, analytic)
 
 
-def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, **options) -> Bracket:
-    """Bracket for δ(ε): min over valid uppers, max over valid lowers, per direction."""
-    return _best("delta", config, epsilon, direction, digits, options)
+def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, progress=None, **options) -> Bracket:
+    """Bracket for δ(ε): min over valid uppers, max over valid lowers, per direction. progress(stage) is called
+    with stages "best <method>: ..." (one per sub-method, and the sub-method's own stages)."""
+    return _best("delta", config, epsilon, direction, digits, options, progress)
 
 
-def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, **options) -> Bracket:
-    """Bracket for ε(δ): min over valid uppers, max over valid lowers, per direction."""
-    return _best("epsilon", config, delta, direction, digits, options)
+def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, progress=None, **options) -> Bracket:
+    """Bracket for ε(δ): min over valid uppers, max over valid lowers, per direction (progress as in delta)."""
+    return _best("epsilon", config, delta, direction, digits, options, progress)
 
 
 def rdp(config: Config, alpha, digits: int = 30) -> Bracket:
     return rdp_method.rdp(config, alpha, digits)
 
 
-def _best(query: str, config: Config, value, direction: str, digits: int, options: dict) -> Bracket:
+def _best(query: str, config: Config, value, direction: str, digits: int, options: dict, progress=None) -> Bracket:
     d = check_direction(direction)
     directions = ("remove", "add") if d == "both" else (d,)
-    per_method = {module.METHOD: _answers(module, query, config, value, directions, digits, options)
-                  for module in COMBINED}
+    per_method = {}
+    for module in COMBINED:
+        kwargs = dict(options) if module is pld else {}
+        if progress is not None:
+            tick = _prefixed(progress, f"best {module.METHOD}")
+            tick("start")
+            if module in (pld, analytic):
+                kwargs["progress"] = tick
+        per_method[module.METHOD] = _answers(module, query, config, value, directions, digits, kwargs)
     combined = [_combine(query, d_, {name: answers[d_] for name, answers in per_method.items()})
                 for d_ in directions]
     return combined[0] if d != "both" else max_bracket(*combined)
 
 
-def _answers(module, query: str, config: Config, value, directions: tuple, digits: int, options: dict) -> dict:
+def _prefixed(progress, prefix: str):
+    """progress with every stage prefixed ("best pld: <stage>")."""
+    return lambda stage: progress(f"{prefix}: {stage}")
+
+
+def _answers(module, query: str, config: Config, value, directions: tuple, digits: int, kwargs: dict) -> dict:
     """{direction: Bracket or the reason it is unsupported}; a "both" query is asked once when the method serves
-    it (pld builds both directions from one set of PLDs)."""
+    it (pld builds both directions from one set of PLDs). `kwargs`: the method's own keywords."""
     ask = getattr(module, query)
-    kwargs = options if module is pld else {}
     if len(directions) == 2:
         try:
             both = ask(config, value, "both", digits, **kwargs)

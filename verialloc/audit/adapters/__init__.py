@@ -7,11 +7,19 @@ inside the call; a missing one raises `NotInstalled` ("pip install 'verialloc[au
 so it is compared with the certified bracket of that direction. `claims` is what the number claims about the
 true value, as the library presents it: "upper" (a guarantee: truth ≤ value), "lower" (a declared lower end:
 truth ≥ value) or "estimate" (a point estimate with no direction); the audit flag follows from it (flags.py).
+
+Every call (`Accountant.run`) runs with stdout redirected to stderr and Python warnings captured: the libraries'
+own prints ("Potential alpha underflow/overflow...") and warnings land on stderr, one line per distinct warning
+("verialloc audit: <accountant>: <Category>: <message>"), so stdout holds only verialloc's output (strict JSON
+with --json).
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
+import sys
+import warnings
 from dataclasses import dataclass
 from typing import Callable
 
@@ -60,7 +68,29 @@ class Accountant:
         """The library's answer for ε(δ = target) or δ(ε = target); NotInstalled if its package is missing."""
         if not self.installed():
             raise NotInstalled(self.name, self.package)
-        return getattr(self, quantity)(config, target)
+        with quiet(self.name):
+            return getattr(self, quantity)(config, target)
+
+
+@contextlib.contextmanager
+def quiet(name: str):
+    """Within the block: stdout goes to stderr, and warnings are captured and then written to stderr, one line
+    per distinct (category, message), prefixed "verialloc audit: <name>:" (also when the block raises)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            with contextlib.redirect_stdout(sys.stderr):
+                yield
+        finally:
+            seen = set()
+            for w in caught:
+                line = f"verialloc audit: {name}: {w.category.__name__}: {' '.join(str(w.message).split())}"
+                if line not in seen:
+                    seen.add(line)
+                    try:
+                        print(line, file=sys.stderr)
+                    except (OSError, ValueError):
+                        pass  # a closed stderr must not hide the call's outcome
 
 
 def sigma(config: Config) -> float:

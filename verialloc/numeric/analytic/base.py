@@ -1,6 +1,8 @@
 """What every analytic bound returns, and the common option set."""
 from __future__ import annotations
 
+import contextvars
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from ...errors import InvalidParameter, UnsupportedRequest
@@ -67,3 +69,26 @@ class Options:
 def not_applicable(name: str, value, why: str):
     """Raise the error every bound uses outside its theorem's conditions."""
     raise UnsupportedRequest(name, value, why)
+
+
+#: the progress callable(stage) of the analytic evaluation running in this context (None: no reporting); a
+#: context variable rather than an argument so the cached helpers (lru_cache on config and options) stay keyed
+#: on the mathematics only
+_PROGRESS = contextvars.ContextVar("verialloc_analytic_progress", default=None)
+
+
+def report(stage: str) -> None:
+    """Tell the current progress reporter (if any) which stage a bound is in."""
+    tick = _PROGRESS.get()
+    if tick is not None:
+        tick(stage)
+
+
+@contextmanager
+def reporting(progress):
+    """Within the block, `report(stage)` calls progress(stage) (progress None: reporting off)."""
+    token = _PROGRESS.set(progress)
+    try:
+        yield
+    finally:
+        _PROGRESS.reset(token)

@@ -23,6 +23,7 @@ from ..compose import self_compose
 from ..discretize import discretize_pair
 from ..loss_law import loss_law
 from ..subsample import SubsampledLoss
+from .base import report
 
 #: relative slack added to float results computed from sound ingredients (rounding of γ, ε shifts, sums)
 ROUND_UP = 1e-12
@@ -58,6 +59,7 @@ def _single_delta(mech: Mechanism, epsilon: float, direction: str) -> float:
 
 def poisson_delta(mech: Mechanism, steps: int, rate: float, direction: str, epsilon, settings: Settings):
     """UPPER bound on δ of P_{steps,rate}(R) at ε (scalar or array), `direction` remove or add (F46, F47)."""
+    report(f"Poisson PLD t={int(steps)} rate={float(rate):.4g} {direction}")
     pld = _poisson_pld(mech, int(steps), float(rate), direction, settings.loss_step, settings.tail)
     return np.minimum(pld.delta_bound(epsilon), 1.0)
 
