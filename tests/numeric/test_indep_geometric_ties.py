@@ -98,34 +98,30 @@ def test_sums_on_and_beside_grid_points_d2(step, da, db):
 @pytest.mark.parametrize("step", STEPS)
 @pytest.mark.parametrize("a,b", [(0.0, 0.0), (1.0, 1.0), (0.0, -0.5), (-3.0, 2.0), (0.7, 0.7)])
 def test_all_pairs_of_point_masses(step, a, b):
-    """Every (i, j) with j ≠ i (d = j − i = 0 is the known bug below)."""
+    """Every (i, j), the diagonal d = j − i = 0 included."""
     for i in range(N):
         for j in range(N):
-            if i != j:
-                check_pair(a, b, step, i, j)
+            check_pair(a, b, step, i, j)
 
 
-D0_BUG = ("conv forces offset 0 for d = j − i = 0 ('(e^a + e^b)·r^i is grid point i exactly', geometric.py conv), "
-          "but the output grid starts at c = fl(ln(e^a + e^b)), which is rounded: when c rounds down the upper "
-          "output puts the sum at e^{c+iα} < the true sum (a = b = 0: 2 − 4.6e−17), when c rounds up the lower "
-          "output puts it above the true sum (a = b = 1) — domination fails by one ulp of c")
+#: d = j − i = 0 was a bug: conv placed (e^a + e^b)·r^i at offset 0 on a grid starting at fl(ln(e^a + e^b)),
+#: rounded to nearest — below the sum for the upper output (a = b = 0: 2 − 4.6e−17), above it for the lower
+#: (a = b = 1). The grid start is now directed (range_renorm(x, y, bound)).
 
 
 def test_d0_premises():
-    """The two xfail tests below rely on these roundings of c (checked here, outside the xfail)."""
+    """The two regression tests below rely on these round-to-nearest roundings of ln(e^a + e^b)."""
     with mp.workprec(200):
         assert mp.mpf(float(np.logaddexp(0.0, 0.0))) < mp.log(2)  # fl(ln 2) < ln 2
         assert mp.mpf(float(np.logaddexp(1.0, 1.0))) > 1 + mp.log(2)  # fl(1 + ln 2) > 1 + ln 2
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=D0_BUG)
 def test_d0_upper_with_log_start_rounded_down():
     """a = b = 0: e^0 + e^0 = 2, the output grid starts at e^{fl(ln 2)} = 2 − 4.6e−17 < 2 (upper must be ≥)."""
     for i in range(N):
         check_pair(0.0, 0.0, 0.5, i, i)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=D0_BUG)
 def test_d0_lower_with_log_start_rounded_up():
     """a = b = 1: the output grid starts at e^{fl(1 + ln 2)} > 2e (lower must be ≤)."""
     for i in range(N):

@@ -33,9 +33,11 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable
 
+import mpmath as mp
 import numpy as np
 
 from ..errors import InvalidParameter, UnsupportedRequest
+from ..rounding import float_down, float_up
 from ..mechanisms import Mechanism
 from ..validation import direction as check_direction
 from ..validation import integer, open_unit, positive
@@ -243,12 +245,19 @@ def exp_space(pld: PLD, log_start: float, step: float, negate: bool) -> Geometri
                          error=pld.float_error)
 
 
-def range_renorm(x: GeometricDist, y: GeometricDist) -> float:
-    """Alg. 5: log of the first point of the sum's grid, ln(e^{a} + e^{b}); same length n and ratio kept."""
+def range_renorm(x: GeometricDist, y: GeometricDist, bound: str | None = None) -> float:
+    """Alg. 5: log of the first point of the sum's grid, ln(e^{a} + e^{b}); same length n and ratio kept.
+
+    With a bound, the float is directed (upper: ≥ the exact value, lower: ≤), so that the diagonal sums
+    (e^{a} + e^{b})·r^i sit on (upper: below, lower: above) grid point i, as `conv` places them at offset 0."""
     if x.size != y.size or x.step != y.step:
         raise InvalidParameter("grids", f"n={x.size}, {y.size}; step={x.step}, {y.step}",
                                "conv needs two grids of equal length and ratio (Alg. 5)")
-    return float(np.logaddexp(x.log_start, y.log_start))
+    if bound is None:
+        return float(np.logaddexp(x.log_start, y.log_start))
+    with mp.workdps(40):
+        exact = mp.log(mp.exp(mp.mpf(x.log_start)) + mp.exp(mp.mpf(y.log_start)))
+        return float_up(exact) if bound == "upper" else float_down(exact)
 
 
 def _round(index: np.ndarray, tie: float, bound: str) -> np.ndarray:
@@ -332,7 +341,7 @@ def conv(x: GeometricDist, y: GeometricDist, bound: str) -> GeometricDist:
     φ(d) = [ln(e^{a} + e^{b+dα}) − ln(e^{a} + e^{b})]/α from i, so the O(n²) direct sum is organized by d
     (`_pair_sums`).
     """
-    log_c = range_renorm(x, y)
+    log_c = range_renorm(x, y, bound)
     n, step = x.size, x.step
     tie = 64 * _U * (abs(x.log_start) + abs(y.log_start) + abs(log_c) + n * step + 1) / step
     out = np.zeros(n + 2)  # out[k + 1] is grid index k; out[0] and out[n + 1] catch float-tie spill
@@ -343,7 +352,7 @@ def conv(x: GeometricDist, y: GeometricDist, bound: str) -> GeometricDist:
         span = (int(nzx[0]), int(nzx[-1]), int(nzy[0]), int(nzy[-1]))
         ds = np.arange(span[2] - span[1], span[3] - span[0] + 1)
         offsets = _round((np.logaddexp(x.log_start, y.log_start + ds * step) - log_c) / step, tie, bound)
-        offsets[ds == 0] = 0  # (e^{a} + e^{b})·r^i is grid point i exactly
+        offsets[ds == 0] = 0  # (e^{a} + e^{b})·r^i is on the safe side of grid point i (directed log_c)
         depth = _pair_sums(out, fx, fy, ds, offsets, (x.log_start - y.log_start) / step, span)
     zero = x.zero * y.zero
     for grid, other, log_s in ((fx, y.zero, x.log_start), (fy, x.zero, y.log_start)):
