@@ -95,3 +95,11 @@ def test_random_tiny_masses(k, j, a, steps, swap, delta):
         eps = float(exact.lower)
         _check(api.delta(cfg, eps, direction=direction, method="pld"),
                api.delta(cfg, eps, direction=direction, method="exact"))
+
+
+@pytest.mark.parametrize("k,j,swap", [(322, 300, True), (300, 315, False)])
+def test_subnormal_likelihood_ratio_brackets_exact(k, j, swap):
+    """Smallest X = P/Q in the subnormal range (1e-322, 3e-315): the exp-grid offset e^lo carried few correct bits and
+    sat above the atom, so the add ε lower end (740.7310 > 740.7191) and the add δ upper end (0.00999999999006 <
+    0.00999999999999) were unsound; the offset is now 0 there."""
+    test_random_tiny_masses.hypothesis.inner_test(k=k, j=j, a=1, steps=1, swap=swap, delta="0.01")

@@ -51,6 +51,8 @@ from .loss_law import LossLaw
 from .pld import PLD
 
 _U = np.finfo(float).eps / 2
+#: smallest grid offset used (below: 0, which is always ≤ min X); far above the subnormal range
+_OFFSET_MIN = 1e-290
 #: default grid step: GRID_REL·sd(X), but at most GRID_REL_T·t (resolves S ≤ t for small t)
 GRID_REL = 0.15
 GRID_REL_T = 2e-3
@@ -295,10 +297,15 @@ def _support(law: LossLaw) -> tuple[float, float]:
 
     span > 0 when the extreme values of X are atoms (finite pairs, Laplace): the default step then divides it,
     so both extreme atoms are grid points (exact for two-point laws such as randomized response).
+    The offset is 0 once e^lo leaves the normal float range: a subnormal e^lo carries few correct bits, and an
+    offset above the smallest X put its Q-mass above it, lowering the upper add δ (pair with P = 1e-315 against
+    Q = 1/3: upper 0.00999999999006 < exact 0.00999999999999; found by test_extreme_losses).
     """
     lo, hi = law.support()
     values, _, _ = law.atoms()
     offset = 0.0 if law.q_neg_inf > 0 or not math.isfinite(lo) else math.exp(lo)
+    if offset < _OFFSET_MIN:
+        offset = 0.0
     ends = values.size and float(values[-1]) == hi and (law.q_neg_inf > 0 or float(values[0]) == lo)
     return offset, (math.exp(hi) - offset if ends and hi <= _PLAN_LOSS else 0.0)
 
