@@ -20,6 +20,8 @@ above `floor` has an error bound exceeding RHO times itself; each entry keeps th
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy import fft
 
@@ -138,12 +140,14 @@ def _absorb(c: np.ndarray, err: np.ndarray, total: float, bound: str) -> tuple[n
     if bound == "exact":
         return c, float(np.sum(err))
     masses = c + err
-    surplus = float(np.sum(masses)) - total
+    surplus = math.fsum(masses) - total  # exact sums: a trim by np.sum's drift lost ~1e-13 of upper mass (fuzz)
     if surplus > 0:  # take it off the lowest entries: stochastically the mass only moves up
         cut = int(np.searchsorted(np.cumsum(masses), surplus))
+        while cut < masses.size and math.fsum(masses[: cut + 1]) < surplus:  # cumsum may round past the spot
+            cut += 1
         if cut >= masses.size:
             raise InvalidParameter("masses", "float64 error", "the convolution error bound exceeds the total mass")
-        masses[cut] = float(np.sum(masses[: cut + 1])) - surplus
+        masses[cut] = math.fsum(masses[: cut + 1]) - surplus
         masses[:cut] = 0.0
     return masses, 0.0
 
@@ -190,7 +194,7 @@ def compose(a: PLD, b: PLD, step=None, *, floor: float = DEFAULT_FLOOR) -> PLD:
     for pld in (a, b):
         if pld.neg_inf_mass > 0:
             raise InvalidParameter("neg_inf_mass", pld.neg_inf_mass, "composition needs realizations (no -inf mass)")
-    total_a, total_b = float(np.sum(a.masses)), float(np.sum(b.masses))
+    total_a, total_b = math.fsum(a.masses), math.fsum(b.masses)  # correctly rounded (np.sum drifts by n·u)
     if bound == "lower":
         inf = a.inf_mass * (total_b + b.inf_mass) + total_a * b.inf_mass
     else:
@@ -205,7 +209,11 @@ def compose(a: PLD, b: PLD, step=None, *, floor: float = DEFAULT_FLOOR) -> PLD:
     ka, x = _dense(a, step)
     kb, y = _dense(b, step)
     c, err = convolve(x, y, floor)
-    masses, extra = _absorb(c, err, total_a * total_b, bound)
+    total = total_a * total_b
+    if bound == "upper":  # trim to the exact total rounded up, never below it (an upper PLD keeps its mass)
+        total *= 1 + 2 * U
+        inf *= 1 + 4 * U
+    masses, extra = _absorb(c, err, total, bound)
     losses = (ka + kb + np.arange(masses.size)).astype(np.float64) * step
     return trim(PLD(losses, masses, inf, 0.0, truncated, float_error + extra, bound))
 
