@@ -418,8 +418,8 @@ def allocation_delta_quadrature(mech, steps, epsilon, direction, *, digits=30) -
     d = check_direction(direction, allow_both=False)
     eps = real("epsilon", epsilon)
     n = _digits(digits, t)
-    with mp.workdps(n + GUARD):
-        return _alloc_eval(_Kernel(mech), t, d, n)(mpq(eps))
+    with mp.workdps(n + GUARD):  # t = 1 is the mechanism's closed form, given the exact ε (kinks decided exactly)
+        return _alloc_eval(_Kernel(mech), t, d, n)(eps if t == 1 else mpq(eps))
 
 
 def poisson_delta_quadrature(mech, steps, rate, epsilon, direction, *, digits=30) -> tuple:

@@ -1,6 +1,8 @@
 """Laplace mechanism with sensitivity 1: P = Lap(1, b), Q = Lap(0, b)."""
 from __future__ import annotations
 
+from fractions import Fraction
+
 import mpmath as mp
 import sympy as sp
 
@@ -22,12 +24,17 @@ class Laplace(ContinuousMechanism):
     def delta(self, epsilon, direction: str = "remove") -> mp.mpf:
         """Exact profile (symmetric in direction): 1 − e^{(ε − 1/b)/2} on [−1/b, 1/b], 0 above, 1 − e^ε below."""
         self._direction(direction)
-        e, eps0 = mpq(real("epsilon", epsilon)), 1 / mpq(self.scale)
-        if e >= eps0:
+        x = real("epsilon", epsilon)
+        e, eps0 = mpq(x), 1 / mpq(self.scale)
+        # the kinks ±1/b are decided exactly for a rational ε (ε = 1/b gives δ = 0, not the rounding of 1/b)
+        top = x >= 1 / self.scale if isinstance(x, Fraction) else e >= eps0
+        bottom = x < -1 / self.scale if isinstance(x, Fraction) else e < -eps0
+        if top:
             return mp.mpf(0)
-        if e < -eps0:
+        if bottom:
             return -mp.expm1(e)
-        return -mp.expm1((e - eps0) / 2)
+        gap = mpq(x - 1 / self.scale) if isinstance(x, Fraction) else e - eps0  # exact difference, then rounded
+        return -mp.expm1(gap / 2)
 
     def moment(self, p) -> mp.mpf:
         """D_p = ½e^{−p/b} + ½e^{(p−1)/b} + e^{−p/b}(e^{(2p−1)/b} − 1)/(2(2p − 1)) (limit 1/(2b) at p = ½)."""
