@@ -25,30 +25,11 @@ from fractions import Fraction
 import numpy as np
 
 from ..numeric.pld import PLD
+from ..rounding import float_down, float_up, round_down as down, round_up as up
 
 TINY = float(np.finfo(np.float64).smallest_subnormal)
 #: retries of the ε search with a tighter target when the verification fails
 RETRIES = 4
-
-
-def up(x: float) -> float:
-    return math.nextafter(x, math.inf)
-
-
-def down(x: float) -> float:
-    return math.nextafter(x, -math.inf)
-
-
-def float_down(x: Fraction) -> float:
-    """Largest float64 ≤ x."""
-    f = float(x)
-    return down(f) if Fraction(f) > x else f
-
-
-def float_up(x: Fraction) -> float:
-    """Smallest float64 ≥ x."""
-    f = float(x)
-    return up(f) if Fraction(f) < x else f
 
 
 def eta(pld: PLD) -> float:
