@@ -1,144 +1,313 @@
-"""PLD realizations and the stochastic-domination calculus of [003] (I14, I15, I16, I19, I20; F7, F10, F48–F51).
+"""PLD realizations and the stochastic-domination calculus of [003] (I14–I16, I19, I20, I12; F7, F10, F48–F51),
+asserted on verialloc's numeric PLD code (`numeric.discretize.regrid/truncate`, `numeric.compose`, `PLD.dual`,
+`numeric.subsample`, `numeric.geometric`, the `best` method) against exact references.
 
-Exact part: laws of e^L with rational values and masses (`exp_laws`), so F̄ comparisons, duals and H_κ at
-rational κ are exact; a log-space shift α is the factor r = e^α. Numeric part: float64 `PLD` objects on the 1/8
-grid (`pld_realizations`) through verialloc.numeric's dual, compose and subsampling.
+Inputs of the exact part are float64 `PLD`s whose values are exact in binary: losses on the 1/8 grid, masses
+dyadic (`dyadic_realizations`), so the law under test is known exactly as rationals (`law`), every float sum of
+masses the code forms is exact, and a stochastic comparison (`assert_stochastically_dominated` on rational laws)
+has no slack unless a budget the code documents says so. Transcendental references (H_{e^ε} of a loss-space law,
+E[e^{−L}], duals) use rigorous rational enclosures of e^x (`_reference.exp_bounds`).
+
+* `test_regrid_and_truncate_dominate_and_keep_realizations_F7_claim_B1` — `regrid(·, Δ, "upper")` ⪰ V and
+  ⪯_(Δ, 0) V, "lower" the mirror; the upper result is again a realization, E[e^{−U}] ≤ E[e^{−V}] (Claim B.1);
+  `truncate` of an upper PLD moves mass up only, by at most its `tail` per end, and books the top tail in
+  `truncated` and `inf_mass`.
+* `test_hockey_sticks_of_regridded_plds_bracket_and_track_the_exact_one_F49_I19` — `PLD.delta_bound` of the upper
+  (lower) regrid is ≥ (≤) the exact H_{e^ε} of V, and Claim 4.2 holds on them with shift Δ: H_{e^ε}(V) ≤
+  H_{e^{ε−Δ}}(lower), H_{e^ε}(upper) ≤ H_{e^{ε−Δ}}(V).
+* `test_composition_brackets_the_exact_sum_and_shifts_add_F48_I16_I19` — `compose`/`self_compose` of upper
+  (lower) regrids dominate (are dominated by) the exact convolution of the V_i; Claim 4.3: the upper result is
+  ⪯_(Δ1+Δ2, β) the exact sum, β = the direct-convolution error bound documented in numeric.compose.
+* `test_geometric_allocation_is_sound_and_tight_with_the_unaccumulated_shift_F50_I12` — Alg. 1/2 outputs
+  (`allocation_pld_geometric`) bracket H_{e^ε} of the exact allocation law (brute force), and the upper one is
+  within the reported shift `alpha_used` = α'(1 + #convolutions) of it: by Lemma 4.5 the t discretization shifts
+  do not add up (without F50 the shift would be (t + #convolutions)α').
+* `test_best_combines_brackets_like_claim_B3_F51` — the `best` method's bracket is at least as tight as each
+  certified method's (min of uppers, max of lowers: the δ-level form of Claim B.3) and still contains the exact
+  layer's value.
+* `test_pld_dual_reverses_stochastic_order_up_to_the_corrected_constant_F51_B2_3_E13_I20` — for V ⪯ U = upper
+  regrid of V, `PLD.dual` gives D(U) ⪯_(0, c) D(V) with the corrected constant c = E[e^{−V}] − E[e^{−U}] (E13),
+  each dual within the rounding budget stated there of the exact dual (the dual itself reports float_error 0:
+  `test_pld_dual_reports_its_rounding`, a strict xfail, documents that finding).
+* `test_upper_regrid_accounts_for_its_mass_sums` — strict xfail documenting a finding: with non-dyadic masses the
+  float64 merge in `regrid` can lose ~u of mass that no budget reports (the hypothesis tests use dyadic masses,
+  for which every merge is exact).
+* `test_add_direction_subsampling_preserves_stochastic_order_F47` — `subsample_add` (←φ_λ, an increasing map)
+  keeps V ⪯ U, exactly, and keeps the upper/lower bound label.
 """
 import math
 from fractions import Fraction
 
 import numpy as np
-from hypothesis import given, strategies as st
+import pytest
+from hypothesis import given, settings, strategies as st
 
-from verialloc.numeric.compose import compose
+from _reference import SKIP_COMBINED, delta_ends, exp_bounds, exp_hockey, frac
+from verialloc import DiscretePair, api
+from verialloc.numeric.compose import compose, self_compose
+from verialloc.numeric.discretize import regrid, truncate
+from verialloc.numeric.geometric import allocation_pld_geometric
+from verialloc.numeric.pld import PLD
 from verialloc.numeric.subsample import subsample_add, subsample_remove
 from verialloc.testing import brute_force as bf
-from verialloc.testing.assertions import assert_same_pld, assert_stochastically_dominated, domination_slack
-from verialloc.testing.strategies import exp_laws, ordered_exp_laws, pld_realizations, rates
+from verialloc.testing.assertions import assert_same_pld, assert_stochastically_dominated
+from verialloc.testing.strategies import configs, finite_mechanisms, pld_realizations, probability_pairs, queries, rates
 
 INF = math.inf
-KAPPAS = st.integers(0, 40).map(lambda n: Fraction(n, 8))
-FACTORS = st.sampled_from([Fraction(1), Fraction(5, 4), Fraction(3, 2), Fraction(2)])
+U = Fraction(1, 2**53)
+TINY = Fraction(np.finfo(np.float64).smallest_subnormal)
+#: regrid steps: grid-aligned (dyadic) and continuous
+STEPS = st.one_of(st.sampled_from([0.125, 0.25, 0.375, 0.5]), st.floats(1 / 32, 1.0))
+DIGITS = 30
 
 
-def tilt(law: dict) -> Fraction:
-    """E[e^{−L}] = Σ m/x (the +∞ atom contributes 0)."""
-    return sum((m / x for x, m in law.items() if x != INF), Fraction(0))
+@st.composite
+def dyadic_realizations(draw, max_atoms: int = 5, span: int = 3, with_inf: bool = True):
+    """A float64 PLD realization whose values are exact: losses k/8, masses w/2^m summing to 1 (+inf atom
+    optional), shifted up by the least multiple of 1/8 that makes E[e^{−L}] ≤ 1 (F7)."""
+    ks = sorted(draw(st.lists(st.integers(-8 * span, 8 * span), min_size=1, max_size=max_atoms, unique=True)))
+    inf = with_inf and draw(st.booleans())
+    w = draw(st.lists(st.integers(1, 8), min_size=len(ks) + inf, max_size=len(ks) + inf))
+    total = 1 << (sum(w) - 1).bit_length()
+    w[-1] += total - sum(w)
+    masses = [Fraction(x, total) for x in w]
+    tilt_hi = sum(m * exp_bounds(Fraction(-k, 8))[1] for k, m in zip(ks, masses))
+    shift = 0
+    while tilt_hi * exp_bounds(Fraction(-shift, 8))[1] > 1:
+        shift += 1
+    return PLD(np.array([(k + shift) / 8 for k in ks], dtype=float), np.array([float(m) for m in masses[:len(ks)]]),
+               inf_mass=float(masses[-1]) if inf else 0.0)
 
 
-def product(x: dict, y: dict) -> dict:
-    """Law of L1 + L2 (exp-space: product), independent."""
-    return bf.exp_convolve(x, y, lambda u, v: INF if INF in (u, v) else u * v)
+def law(pld: PLD) -> dict:
+    """The exact law {loss: mass} of a float PLD (its binary values as rationals); +inf atom under math.inf."""
+    out: dict = {}
+    for x, m in zip(pld.losses, pld.masses):
+        if m:
+            out[frac(x)] = out.get(frac(x), 0) + frac(m)
+    if pld.inf_mass:
+        out[INF] = frac(pld.inf_mass)
+    return out
 
 
-def exp_sum(x: dict, y: dict) -> dict:
-    """Law of ln(e^{L1} + e^{L2}) (exp-space: sum), independent."""
-    return bf.exp_convolve(x, y, lambda u, v: u + v)
+def loss_hockey(masses: dict, eps) -> tuple[Fraction, Fraction]:
+    """Enclosure of H_{e^ε}(L) = Σ_{l>ε} m(1 − e^{ε−l}) + f(+inf) (F2) for a loss-space law."""
+    e = frac(eps)
+    lo = hi = Fraction(masses.get(INF, 0))
+    for x, m in masses.items():
+        if x != INF and x > e:
+            k_lo, k_hi = exp_bounds(e - x)
+            lo, hi = lo + m * (1 - k_hi), hi + m * (1 - k_lo)
+    return lo, hi
 
 
-def from_ccdf(points: list, ccdf) -> dict:
-    """The law on `points` (sorted, possibly ending in ∞) whose F̄ just below each point is ccdf(point)."""
-    law, above = {}, Fraction(0)
-    for x in reversed(points):
-        mass = ccdf(x) - above
-        if mass:
-            law[x] = mass
-        above = ccdf(x)
-    return law
+def tilt(masses: dict) -> tuple[Fraction, Fraction]:
+    """Enclosure of E[e^{−L}] (the +inf atom contributes 0)."""
+    lo = hi = Fraction(0)
+    for x, m in masses.items():
+        if x != INF:
+            k_lo, k_hi = exp_bounds(-x)
+            lo, hi = lo + m * k_lo, hi + m * k_hi
+    return lo, hi
 
 
-def tail(law: dict, x) -> Fraction:
-    return sum((m for w, m in law.items() if w >= x), Fraction(0))
+def loss_sum(x: dict, y: dict) -> dict:
+    """Law of L1 + L2 (independent; +inf absorbs)."""
+    return bf.exp_convolve(x, y, lambda u, v: INF if INF in (u, v) else u + v)
 
 
-# --- exact calculus ------------------------------------------------------------------------------------
-@given(ordered_exp_laws())
-def test_dominating_a_realization_is_a_realization_F7_claim_B1(vu):
-    """F7 (vi), [003] Claim B.1: U ⪰ V with V a realization ⇒ E[e^{−U}] ≤ E[e^{−V}] ≤ 1."""
-    v, u = vu
-    assert_stochastically_dominated(v, u)
-    assert tilt(u) <= tilt(v) <= 1
+def down(x: Fraction) -> float:
+    """The largest float ≤ x."""
+    f = float(x)
+    return f if frac(f) <= x else math.nextafter(f, -INF)
 
 
-@given(exp_laws(realization=False), exp_laws(realization=False), FACTORS, KAPPAS)
-def test_approximate_domination_bounds_the_hockey_stick_F49_I19(v, u, r, kappa):
-    """I19, F49 ([003] Claim 4.2): V ⪯_(α,β) U ⇒ H_{e^ε}(V) ≤ H_{e^{ε−α}}(U) + β; α = ln r, β the least slack."""
-    beta = domination_slack(v, u, factor=r)
-    assert bf.exp_hockey_stick(v, kappa) <= bf.exp_hockey_stick(u, kappa / r) + beta
+# --- exact calculus on verialloc's PLD operations ---------------------------------------------------------
+@given(dyadic_realizations(), STEPS, st.sampled_from([0.0, 1e-3, 0.05, 0.2]))
+def test_regrid_and_truncate_dominate_and_keep_realizations_F7_claim_B1(v, step, tail):
+    """F10, I21, F7 (vi) / [003] Claim B.1 on `regrid` and `truncate` (exact comparisons of rational laws)."""
+    exact, delta = law(v), frac(step)
+    up, low = regrid(v, step, "upper"), regrid(v, step, "lower")
+    assert_stochastically_dominated(exact, law(up))
+    assert_stochastically_dominated(law(up), exact, shift=delta)
+    assert_stochastically_dominated(law(low), exact)
+    assert_stochastically_dominated(exact, law(low), shift=delta)
+    assert sum(law(up).values()) == sum(exact.values()) == sum(law(low).values())
+    # Claim B.1: U ⪰ V and V a realization ⇒ E[e^{−U}] ≤ E[e^{−V}] ≤ 1, so U is one (and verialloc accepts it)
+    assert tilt(law(up))[0] <= tilt(exact)[1] and tilt(law(up))[0] <= 1
+    up.validate_realization()
+    cut = truncate(up, tail)
+    assert_stochastically_dominated(law(up), law(cut))
+    assert_stochastically_dominated(law(cut), law(up), slack=frac(tail))  # each end holds at most `tail` mass
+    moved = frac(cut.truncated) - frac(up.truncated)
+    assert 0 <= moved <= frac(tail) and frac(cut.inf_mass) - frac(up.inf_mass) == moved
+    assert sum(law(cut).values()) == sum(law(up).values())
 
 
-@given(exp_laws(3, realization=False), exp_laws(3, realization=False), exp_laws(3, realization=False),
-       exp_laws(3, realization=False), FACTORS, FACTORS)
-def test_shifts_and_slacks_add_under_composition_F48_I19(v1, u1, v2, u2, r1, r2):
-    """I19, F48 ([003] Claim 4.3): V_i ⪯_(α_i,β_i) U_i ⇒ V1+V2 ⪯_(α1+α2, β1+β2) U1+U2 (exact)."""
-    b1, b2 = domination_slack(v1, u1, factor=r1), domination_slack(v2, u2, factor=r2)
-    assert_stochastically_dominated(product(v1, v2), product(u1, u2), factor=r1 * r2, slack=b1 + b2)
+@given(dyadic_realizations(), STEPS, st.floats(-3, 4).filter(lambda e: e != 0) | st.sampled_from([0.0, 0.875, -0.25]))
+def test_hockey_sticks_of_regridded_plds_bracket_and_track_the_exact_one_F49_I19(v, step, eps):
+    """F49 ([003] Claim 4.2) and I21 on `regrid` + `PLD.delta_bound`/`PLD.delta` (float sum budget `sum_rtol`):
+    lower ≤ H_{e^ε}(V) ≤ upper; V ⪯_(Δ,0) lower ⇒ H_{e^ε}(V) ≤ H_{e^{ε−Δ}}(lower); upper ⪯_(Δ,0) V ⇒
+    H_{e^ε}(upper) ≤ H_{e^{ε−Δ}}(V)."""
+    exact = law(v)
+    up, low = regrid(v, step, "upper"), regrid(v, step, "lower")
+    h_lo, h_hi = loss_hockey(exact, eps)
+    assert frac(up.delta_bound(eps)) >= h_lo
+    assert frac(low.delta_bound(eps)) <= h_hi
+    shifted = down(frac(eps) - frac(step))  # ≤ ε − Δ: H there is at least H_{e^{ε−Δ}}
+    assert h_lo <= frac(low.delta(shifted)) * (1 + frac(low.sum_rtol())) + frac(low.float_error)
+    assert frac(up.delta(eps)) * (1 - frac(up.sum_rtol())) <= loss_hockey(exact, frac(eps) - frac(step))[1]
 
 
-@given(exp_laws(3, with_inf=False, realization=False), exp_laws(3, with_inf=False, realization=False),
-       exp_laws(3, with_inf=False, realization=False), exp_laws(3, with_inf=False, realization=False), FACTORS)
-def test_shift_does_not_add_under_exp_convolution_F50_I19(v1, u1, v2, u2, r):
-    """I19, F50 ([003] Lemma 4.5): V_i ⪯_(α,β_i) U_i ⇒ ln(e^{V1}+e^{V2}) ⪯_(α, β1+β2) ln(e^{U1}+e^{U2}) — the
-    same α, not 2α."""
-    b1, b2 = domination_slack(v1, u1, factor=r), domination_slack(v2, u2, factor=r)
-    assert_stochastically_dominated(exp_sum(v1, v2), exp_sum(u1, u2), factor=r, slack=b1 + b2)
+def convolution_budget(a: PLD, b: PLD, step: float) -> Fraction:
+    """numeric.compose's documented error, moved up by an upper (dropped by a lower) composition: the direct
+    convolution's Σ_s b_s ≤ (n' + 2)·1.01·u·Σĉ + #entries·n'·TINY (n' = min of the dense lengths, Σĉ ≤ 1 + 2^−40),
+    plus the upper result's rounding up of its total (2u) and of its +inf atom (4u)."""
+    na, nb = (round((p.losses[-1] - p.losses[0]) / step) + 1 for p in (a, b))
+    n = min(na, nb)
+    return (n + 2 + 2 + 4) * Fraction(101, 100) * U * (1 + Fraction(1, 2**40)) + (na + nb) * n * TINY
 
 
-@given(ordered_exp_laws(), ordered_exp_laws())
-def test_max_and_min_of_survival_functions_combine_bounds_F51_B3_I19(vx, wy):
-    """I19, F51 ([003] Claim B.3): for V_i ⪯ X the law with F̄ = max F̄_{V_i} lies between them and X; for X ⪯ U_i
-    the law with F̄ = min F̄_{U_i} lies between X and the U_i. X is built to dominate both V_i (resp. be dominated)."""
-    (v1, x1), (v2, x2) = vx, wy
-    points = sorted(set(v1) | set(v2) | set(x1) | set(x2))
-    x_top = from_ccdf(points, lambda p: max(tail(x1, p), tail(x2, p)))  # dominates x1, x2, hence v1, v2
-    v = from_ccdf(points, lambda p: max(tail(v1, p), tail(v2, p)))
-    for vi in (v1, v2):
-        assert_stochastically_dominated(vi, v)
-    assert_stochastically_dominated(v, x_top)
-    x_low = from_ccdf(points, lambda p: min(tail(v1, p), tail(v2, p)))  # dominated by v1, v2, hence x1, x2
-    u = from_ccdf(points, lambda p: min(tail(x1, p), tail(x2, p)))
-    for ui in (x1, x2):
-        assert_stochastically_dominated(u, ui)
-    assert_stochastically_dominated(x_low, u)
+@given(dyadic_realizations(4), dyadic_realizations(4), STEPS)
+@settings(max_examples=20)
+def test_composition_brackets_the_exact_sum_and_shifts_add_F48_I16_I19(v1, v2, step):
+    """F48 ([003] Claim 4.3), I16, I19 on `compose` and `self_compose`: with U_i, L_i the upper/lower regrids
+    (V_i ⪯ U_i ⪯_(Δ,0) V_i), exact V1 + V2 ⪯ compose(U1, U2) ⪯_(2Δ, β) V1 + V2 and compose(L1, L2) ⪯ V1 + V2 ⪯_(2Δ, β)
+    compose(L1, L2); the 3-fold self-composition of U1 dominates V1 + V1 + V1."""
+    delta = frac(step)
+    exact = loss_sum(law(v1), law(v2))
+    u1, u2 = regrid(v1, step, "upper"), regrid(v2, step, "upper")
+    l1, l2 = regrid(v1, step, "lower"), regrid(v2, step, "lower")
+    cu, cl = compose(u1, u2, step), compose(l1, l2, step)
+    assert_stochastically_dominated(exact, law(cu))
+    assert_stochastically_dominated(law(cl), exact)
+    assert_stochastically_dominated(law(cu), exact, shift=2 * delta, slack=convolution_budget(u1, u2, step))
+    assert_stochastically_dominated(exact, law(cl), shift=2 * delta, slack=convolution_budget(l1, l2, step))
+    assert frac(cu.inf_mass) >= exact.get(INF, 0) and sum(law(cu).values()) >= 1
+    three = loss_sum(loss_sum(law(v1), law(v1)), law(v1))
+    assert_stochastically_dominated(three, law(self_compose(u1, 3, 0.0, step)))
 
 
-@given(ordered_exp_laws())
-def test_dual_reverses_order_up_to_the_corrected_constant_F51_B2_3_E13_I20(vu):
-    """I20, F51 B.2(3) with erratum E13: for realizations V ⪯ U, D(U) ⪯_(0,c) D(V) with c = E[e^{−V}] − E[e^{−U}]
-    (≥ 0), the corrected constant; the dual itself is a realization and an involution (I15)."""
-    v, u = vu
-    c = tilt(v) - tilt(u)
+full_support = probability_pairs(3, 4).filter(lambda pq: all(x > 0 and y > 0 for x, y in zip(*pq)))
+served = probability_pairs(3, 4).filter(lambda pq: any(x > 0 and y > 0 for x, y in zip(*pq)))
+
+
+@given(st.one_of(full_support, served), st.integers(1, 4), st.sampled_from([0.05, 0.2]) | st.floats(0.02, 0.6),
+       st.sampled_from(["remove", "add"]))
+@settings(max_examples=20)
+def test_geometric_allocation_is_sound_and_tight_with_the_unaccumulated_shift_F50_I12(pq, t, alpha, direction):
+    """F50 ([003] Lemma 4.5), F52, I12, I24 on `allocation_pld_geometric`: lower ≤ H_{e^ε}(exact allocation law) ≤
+    upper (brute force, every pair); for pairs without zero masses (the tightness domain of Thm 4.6 stated in
+    numeric.geometric) H_{e^ε}(upper) ≤ H_{e^{ε − alpha_used}}(exact) + β + float budget."""
+    p, q = pq
+    a, b = bf.allocation(p, q, t)
+    exact = bf.exp_loss_law(a, b) if direction == "remove" else bf.exp_loss_law(b, a)
+    beta = 1e-9
+    up, report = allocation_pld_geometric(DiscretePair(p, q), t, direction, "upper", alpha=alpha, beta=beta)
+    low, _ = allocation_pld_geometric(DiscretePair(p, q), t, direction, "lower", alpha=alpha, beta=beta)
+    tight = all(x > 0 and y > 0 for x, y in zip(p, q))
+    for eps in (-1.0, 0.0, 0.25, 0.75, 1.5):
+        h_lo, h_hi = exp_hockey(exact, eps)
+        assert frac(up.delta_bound(eps)) >= h_lo, (eps, "upper")
+        assert frac(low.delta_bound(eps)) <= h_hi, (eps, "lower")
+        if tight:
+            shifted = exp_hockey(exact, frac(eps) - frac(report.alpha_used))[1]
+            value = frac(up.delta(eps)) * (1 - frac(up.sum_rtol()))
+            assert value <= shifted + frac(beta) + frac(up.float_error), (eps, report)
+
+
+@given(queries(configs(finite_mechanisms(3), schemes=("allocation",), max_steps=3)))
+@settings(max_examples=10)
+def test_best_combines_brackets_like_claim_B3_F51(certified, query):
+    """F51 ([003] Claim B.3), I11: `best` = [max of lowers, min of uppers] over pld, rdp, analytic is at least as
+    tight as each of them and still contains the exact layer's value (exact answers carry their digits budget)."""
+    parts = certified(lambda m, **o: query.ask(api, m, digits=DIGITS, **o), exclude=SKIP_COMBINED, what=repr(query))
+    best = certified(lambda m, **o: query.ask(api, m, digits=DIGITS, **o),
+                     exclude=tuple(m for m in api.METHODS if m != "best"), what=repr(query))["best"]
+    exact = parts.pop("exact")
+    for name, bracket in parts.items():
+        assert frac(best.upper) <= frac(bracket.upper) and frac(best.lower) >= frac(bracket.lower), name
+    lo, hi = delta_ends(exact, DIGITS) if query.quantity == "delta" else (frac(exact.lower), frac(exact.upper))
+    if query.quantity == "epsilon" and exact.error_kind == "exact":
+        lo = lo - abs(lo) / 10 ** (DIGITS - 1) if lo not in (INF, -INF) else lo
+        hi = hi + abs(hi) / 10 ** (DIGITS - 1) if hi not in (INF, -INF) else hi
+    assert frac(best.upper) >= lo and frac(best.lower) <= hi, (best, exact)
+
+
+def exact_dual(masses: dict) -> tuple[dict, dict]:
+    """Enclosures of D(L) (F7): f(−l) = m·e^{−l}, f(+inf) = 1 − E[e^{−L}]; as (lower law, upper law) per atom."""
+    lo, hi = {}, {}
+    for x, m in masses.items():
+        if x != INF:
+            k_lo, k_hi = exp_bounds(-x)
+            lo[-x], hi[-x] = m * k_lo, m * k_hi
+    t_lo, t_hi = tilt(masses)
+    lo[INF], hi[INF] = 1 - t_hi, 1 - t_lo
+    return lo, hi
+
+
+def dual_budget(pld: PLD) -> Fraction:
+    """ℓ1 rounding of `PLD.dual` (not reported by it): each m·e^{−l} is within 3u relatively (numpy exp within
+    1 ulp, one product), the +inf atom 1 − Σ within (n + 2)u; total ≤ (4n + 4)·u."""
+    return (4 * pld.masses.size + 4) * U
+
+
+@given(dyadic_realizations(), STEPS)
+def test_pld_dual_reverses_stochastic_order_up_to_the_corrected_constant_F51_B2_3_E13_I20(v, step):
+    """I20, F51 B.2(3) with erratum E13, I15 on `PLD.dual`: V ⪯ U (U the upper regrid of V) ⇒ D(U) ⪯_(0, c) D(V),
+    c = E[e^{−V}] − E[e^{−U}] ≥ 0 (the printed f_U(∞) − f_V(∞) is wrong), on verialloc's duals; each dual within
+    `dual_budget` (ℓ1) of the exact dual; D(D(L)) = L."""
+    up = regrid(v, step, "upper")
+    c = tilt(law(v))[1] - tilt(law(up))[0]
     assert c >= 0
-    assert_stochastically_dominated(bf.exp_dual(u), bf.exp_dual(v), slack=c)
-    for law in (v, u):
-        dual = bf.exp_dual(law)
-        assert sum(dual.values()) == 1 and tilt(dual) <= 1
-        if tilt(law) == 1 or INF in law:
-            assert bf.exp_dual(dual) == law
+    dv, du = v.dual(), up.dual()
+    for pld, dual in ((v, dv), (up, du)):
+        lo, hi = exact_dual(law(pld))
+        got = law(dual)
+        dev = sum(max(got.get(x, 0) - hi.get(x, 0), lo.get(x, 0) - got.get(x, 0), 0) for x in got.keys() | hi.keys())
+        assert dev <= dual_budget(pld), (float(dev), float(dual_budget(pld)))
+        dual.validate_realization()
+        assert_same_pld(dual.dual(), pld, tol=1e-15)
+    assert_stochastically_dominated(law(du), law(dv), slack=c + dual_budget(v) + dual_budget(up))
 
 
-@given(ordered_exp_laws(3), st.integers(1, 3), rates())
-def test_add_direction_transforms_preserve_stochastic_order_F26_F47(vu, t, lam):
-    """F26/F47: ←ψ_t(L) = −ln(mean e^{−L_i}) and ←φ_λ(L) = −ln(1 + λ(e^{−L} − 1)) are increasing in each L_i, so
-    V ⪯ U ⇒ ←ψ_t(V) ⪯ ←ψ_t(U) and ←φ_λ(V) ⪯ ←φ_λ(U) (exact); →φ_λ does not (F51 B.2(2), tests/numeric)."""
-    def psi(law):
-        inv = {(0 if x == INF else 1 / x): m for x, m in law.items()}  # law of e^{−L}
-        total = inv
-        for _ in range(t - 1):
-            total = bf.exp_convolve(total, inv, lambda a, b: a + b)
-        return {(INF if s == 0 else t / s): m for s, m in total.items()}
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="finding (#16): PLD.dual reports float_error 0 for an exact PLD although its "
+                   "masses m·e^{−l} and the +inf atom 1 − Σ are rounded (ℓ1 deviation ~1e-16 from the exact dual)")
+def test_pld_dual_reports_its_rounding():
+    """A realization with losses 1/8, 1/2, 3/2 (masses 1/4, 1/4, 1/2): `dual().float_error` must cover the ℓ1
+    distance between the returned dual and the exact one."""
+    pld = PLD(np.array([0.125, 0.5, 1.5]), np.array([0.25, 0.25, 0.5]))
+    lo, hi = exact_dual(law(pld))
+    got = law(pld.dual())
+    dev = sum(max(got.get(x, 0) - hi.get(x, 0), lo.get(x, 0) - got.get(x, 0), 0) for x in got.keys() | hi.keys())
+    assert dev <= frac(pld.dual().float_error)
 
-    def phi(law):
-        out = {}
-        for x, m in law.items():
-            y = 1 / (1 - lam) if x == INF else 1 / (1 + lam * (1 / x - 1))  # e^{←φ(L)}; L = ∞ → −ln(1−λ)
-            out[y] = out.get(y, 0) + m
-        return out
 
-    v, u = vu
-    assert_stochastically_dominated(psi(v), psi(u))
-    if lam < 1:
-        assert_stochastically_dominated(phi(v), phi(u))
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="finding (#16): regrid merges masses with a float64 "
+                   "sum (np.bincount) and reports float_error 0, so an 'upper' regrid can lose ~u of mass below the "
+                   "input (here 5.6e-17): not a rigorous stochastic upper bound")
+def test_upper_regrid_accounts_for_its_mass_sums():
+    """Masses 0.1, 0.2, 0.7 (float64) at losses 0, 0.1, 0.2 regridded up to 1/4: the merged float mass must dominate
+    the exact sum of the three float masses, up to the result's float_error."""
+    v = PLD(np.array([0.0, 0.1, 0.2]), np.array([0.1, 0.2, 0.7]))
+    up = regrid(v, 0.25, "upper")
+    assert_stochastically_dominated(law(v), law(up), slack=frac(up.float_error))
+
+
+@given(dyadic_realizations(), STEPS, rates())
+def test_add_direction_subsampling_preserves_stochastic_order_F47(v, step, lam):
+    """F47/F51: ←φ_λ(x) = −ln(1 + λ(e^{−x} − 1)) is increasing, so `subsample_add` keeps V ⪯ U (U = upper regrid)
+    exactly, keeps the total mass and the bound label, and sends the +inf atom to −ln(1 − λ); →φ_λ does not
+    preserve ⪯ (F51 B.2(2)), so `subsample_remove` refuses lower PLDs."""
+    up = regrid(v, step, "upper")
+    sv, su = subsample_add(v, lam), subsample_add(up, lam)
+    assert_stochastically_dominated(law(sv), law(su))
+    assert su.bound == "upper" and sum(law(su).values()) == sum(law(up).values())
+    if lam < 1 and v.inf_mass:
+        top = float(-np.log1p(-float(lam)))
+        assert frac(sv.masses[sv.losses == top].sum()) >= frac(v.inf_mass) and sv.inf_mass == 0
+    with pytest.raises(Exception):
+        subsample_remove(regrid(v, step, "lower"), lam if lam < 1 else Fraction(1, 2))
 
 
 # --- float64 PLD objects ---------------------------------------------------------------------------------
