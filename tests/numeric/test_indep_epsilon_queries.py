@@ -118,3 +118,24 @@ def test_allocation_plds_epsilon_is_certified(law, t, kwargs):
         for target in TARGETS:
             eu, el = check_upper(up, target), check_lower(low, target)
             assert el <= eu, (d, target, el, eu)
+
+
+STEEP = [([-2.0, 30.0, 60.0], [0.5, 0.3, 0.2]), ([-700.0, 0.5, 700.0], [0.25, 0.5, 0.25]), ([0.1, 5.0], [0.6, 0.4])]
+
+
+@pytest.mark.parametrize("losses,masses", STEEP)
+@pytest.mark.parametrize("fraction", [0.9, 0.5, 0.1, 1e-3, 1e-6])
+def test_epsilon_near_a_steep_atom_is_certified(losses, masses, fraction):
+    """Targets whose crossing sits just below a large loss, where δ changes by ~1e−13 relative per ulp of ε — far
+    more than the evaluation's relative error — so returning the inner end of the last bisection interval (ε with
+    δ(ε) above the target) fails the exact check. PLDs built by hand (float_error 0 and 1e−18), both bounds."""
+    from verialloc.numeric.pld import PLD
+    top = losses[-1]
+    for float_error in (0.0, 1e-18):
+        for bound, check in (("upper", check_upper), ("lower", check_lower)):
+            pld = PLD(np.array(losses), np.array(masses), inf_mass=0.0, truncated=0.0, float_error=float_error,
+                      bound=bound)
+            # δ just below the top atom: masses[-1]·(1 − e^{ε − top}) for ε in (losses[-2], top)
+            target = masses[-1] * fraction
+            eps = check(pld, target)
+            assert losses[-2] < eps < top, (eps, target)
