@@ -5,10 +5,12 @@ stops being trustworthy, pinned by tests that assert the breakdown (so a change 
 Budgets (n = number of atoms):
 * hockey-stick sums Σ m(1 − e^{ε−l})_+ : |float − exact| ≤ 8n·u·(Σm) + 2u·δ;
 * ε from a PLD (bisection on the float δ): |float − exact| ≤ 1e-12·max(1, |ε|) away from flat pieces of δ;
-* moments D_α = Σ q (p/q)^α: relative error ≤ (α + 2)·n·u·4 while no term overflows.
+* log-moments ln D_α and ln(D_α − 1) (`numeric.log_moments`, input of the rdp method): within the absolute errors
+  the code reports (`err_log`, `err_excess`), for every order up to 2000, against ln D_α computed here at 60
+  digits from each pair's definition (rationals, F14 closed form, RR closed form, Laplace quadrature).
 Breakdowns: (1) δ(ε) = 1 − E[min(1, e^{ε−L})] ("1 − Σ") cannot resolve δ ≲ 1e-16 (the code sums the tail
-directly instead); (2) D_α overflows when α·max ℓ > 709.78 (e.g. α ≥ 710 for ε0 = 1 randomized response, α ≥ 39
-for the Gaussian at σ = 1); (3) R_α = ln D_α/(α−1) from a float D_α is 0 when D_α − 1 < u (e.g. randomized
+directly instead); (2) D_α itself overflows when α·max ℓ > 709.78 (e.g. α ≥ 710 for ε0 = 1 randomized response,
+α ≥ 39 for the Gaussian at σ = 1): verialloc works with ln D_α (log-sum-exp), asserted there; (3) R_α = ln D_α/(α−1) from a float D_α is 0 when D_α − 1 < u (e.g. randomized
 response with ε0 = 1e-9: D_2 − 1 ≈ 1e-18); (4) Gaussian loss-law tails underflow (ndtr) below ~1e-308.
 """
 import math
@@ -18,16 +20,18 @@ import mpmath as mp
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from verialloc import Config, Gaussian, RandomizedResponse, api
+from verialloc import Config, DiscretePair, Gaussian, Laplace, RandomizedResponse, api
 from verialloc.exact.discrete_profiles import allocation_pair
 from verialloc.exact.finite_pair import FiniteLossPair
 from verialloc.exact.gaussian_pld import gaussian_pld_sf
 from verialloc.numeric.accountant import Settings
+from verialloc.numeric.log_moments import log_moments
 from verialloc.numeric.loss_law import GaussianLoss
 from verialloc.numeric.pld import PLD
 from verialloc.numeric.subsample import subsample_add, subsample_remove
 from verialloc.testing import brute_force as bf
-from verialloc.testing.strategies import discrete_pairs, probability_pairs, rates
+from verialloc.testing.strategies import (discrete_pairs, gaussians, laplaces, probability_pairs, randomized_responses,
+                                          rates)
 
 U = 2.0**-53
 
@@ -95,30 +99,78 @@ def test_subsampling_float_matches_rationals(pq, lam, kappa):
         assert abs(out.delta(eps) - float(exact)) <= 16 * (out.masses.size + 2) * U
 
 
-@given(st.integers(2, 30), st.sampled_from(["1/4", "1", "2"]))
-def test_moments_float_matches_mpmath_until_overflow(alpha, eps0):
-    """F5: D_α = Σ q (p/q)^α of randomized response in float64 vs RandomizedResponse.moment (mpmath)."""
-    mech = RandomizedResponse(eps0)
-    with mp.workdps(40):
-        p, q = (np.array([float(x) for x in v]) for v in mech.probabilities())
-        exact = mech.moment(alpha)
-    got = float(np.sum(q * (p / q) ** alpha))
-    assert abs(got - float(exact)) <= 4 * (alpha + 2) * 2 * U * float(exact)
+def exact_log_moment(mech, j: int):
+    """ln D_j and ln(D_j − 1) (F5) at 60 digits, computed here from each pair's definition (not from verialloc):
+    rational pairs by the exact rational Σ q (p/q)^j; Gaussian ln D_j = j(j−1)/(2σ²) (F14); randomized response
+    q^{1−j}p^j + p^{1−j}q^j with p = e^{ε0}/(1 + e^{ε0}); Laplace by quadrature of p^j q^{1−j} (kinks at 0, 1).
+    ln(D_j − 1) is −inf exactly when D_j = 1."""
+    with mp.workdps(60):
+        if isinstance(mech, DiscretePair):
+            d = bf.moment(*bf.single(*mech.exact_probabilities()), j) if j else Fraction(1)
+            excess = d - 1
+            log_d = mp.log(mp.mpf(d.numerator) / d.denominator)
+            log_excess = mp.log(mp.mpf(excess.numerator) / excess.denominator) if excess else -mp.inf
+        elif isinstance(mech, Gaussian):
+            x = mp.mpf(j * (j - 1)) / (2 * mp.mpf(mech.sigma.numerator) ** 2 / mech.sigma.denominator**2)
+            log_d, log_excess = x, (mp.log(mp.expm1(x)) if x else -mp.inf)
+        elif isinstance(mech, RandomizedResponse):
+            e = mp.exp(mp.mpf(mech.eps0.numerator) / mech.eps0.denominator)
+            p, q = e / (1 + e), 1 / (1 + e)
+            d = q ** (1 - j) * p**j + p ** (1 - j) * q**j
+            log_d, log_excess = mp.log(d), (mp.log(d - 1) if j > 1 else -mp.inf)
+        else:  # Laplace(b): P = Lap(1, b), Q = Lap(0, b)
+            b = mp.mpf(mech.scale.numerator) / mech.scale.denominator
+            f = lambda x: mp.exp(-(j * abs(x - 1) + (1 - j) * abs(x)) / b) / (2 * b)  # noqa: E731
+            d = mp.quad(f, [-mp.inf, 0, 1, mp.inf])
+            log_d, log_excess = mp.log(d), (mp.log(d - 1) if j > 1 else -mp.inf)
+    return log_d, log_excess
+
+
+MOMENT_MECHANISMS = st.one_of(randomized_responses(), st.floats(1e-3, 4).map(lambda e: RandomizedResponse(Fraction(e))),
+                              gaussians(Fraction(1, 4)), laplaces(), discrete_pairs(3).filter(
+                                  lambda m: m.absolutely_continuous))
+
+
+@given(MOMENT_MECHANISMS, st.integers(2, 2000), st.integers(0, 2**32))
+@settings(max_examples=20)
+def test_log_moments_match_exact_moments_within_their_reported_error_F5_F14(mech, n, seed):
+    """F5, F14 on verialloc's float64 moments (`numeric.log_moments`, the input of the rdp method): for orders 0..n
+    (n up to 2000, far past the float64 overflow of D_α itself), |ln D_j − log_d[j]| ≤ err_log[j] and
+    |ln(D_j − 1) − log_excess[j]| ≤ err_excess[j], the budgets the code reports; D_j = 1 (P = Q, j ≤ 1) must give
+    log_excess = −inf exactly. Orders checked: 0, 1, 2, 3, n and a few drawn ones (Laplace: 4 orders, quadrature)."""
+    lm = log_moments(mech, n)
+    rng = np.random.default_rng(seed)
+    orders = sorted({0, 1, 2, min(3, n), n, *map(int, rng.integers(2, n + 1, 3))})
+    if isinstance(mech, Laplace):
+        orders = sorted({1, 2, min(n, 5), int(rng.integers(2, min(n, 60) + 1))})
+    for j in orders:
+        log_d, log_excess = exact_log_moment(mech, j)
+        with mp.workdps(60):
+            assert abs(mp.mpf(float(lm.log_d[j])) - log_d) <= lm.err_log[j], (j, lm.log_d[j], log_d)
+            if mp.isinf(log_excess):
+                assert lm.log_excess[j] == -np.inf, (j, lm.log_excess[j])
+            else:
+                assert abs(mp.mpf(float(lm.log_excess[j])) - log_excess) <= lm.err_excess[j], (j, lm.log_excess[j])
 
 
 def test_breakdown_moments_overflow_at_large_alpha():
-    """Breakdown (2): float64 D_α overflows to inf while the exact value is finite (RR ε0 = 1 at α = 710;
-    Gaussian σ = 1 at α = 39, where α(α−1)/2 = 741 > 709.78); log-space (logsumexp) would stay finite."""
-    mech = RandomizedResponse(1)
+    """Breakdown (2): float64 D_α = Σ q (p/q)^α overflows to inf while the exact value is finite (RR ε0 = 1 at
+    α = 710; Gaussian σ = 1 at α = 39, where α(α−1)/2 = 741 > 709.78) — the naive computation is shown once; what is
+    asserted is that verialloc's log-space route (`numeric.log_moments`) stays within its reported error of the
+    exact ln D_α and that the rdp method's bracket at that order contains the exact R_α = ln D_α/(α − 1)."""
+    rr, gauss = RandomizedResponse(1), Gaussian(1)
     with mp.workdps(30):
-        p, q = (np.array([float(x) for x in v]) for v in mech.probabilities())
-        exact = mech.moment(710)
-        gauss = Gaussian(1).moment(39)
+        p, q = (np.array([float(x) for x in v]) for v in rr.probabilities())
     with np.errstate(over="ignore"):
-        assert math.isinf(float(np.sum(q * (p / q) ** 710))) and mp.isfinite(exact)
-        assert math.isinf(np.exp(39.0 * 38 / 2)) and mp.isfinite(gauss)
-    log_d = float(np.logaddexp.reduce(np.log(q) + 710 * np.log(p / q)))
-    assert abs(log_d - float(mp.log(exact))) <= 1e-12 * abs(log_d)
+        assert math.isinf(float(np.sum(q * (p / q) ** 710))) and math.isinf(np.exp(39.0 * 38 / 2))
+    for mech, alpha in ((rr, 710), (gauss, 39)):
+        lm = log_moments(mech, alpha)
+        log_d, _ = exact_log_moment(mech, alpha)
+        assert np.isfinite(lm.log_d[alpha]) and abs(lm.log_d[alpha] - log_d) <= lm.err_log[alpha]
+        bracket = api.rdp(Config(mech, steps=1), alpha, method="rdp")
+        with mp.workdps(60):
+            exact = log_d / (alpha - 1)
+            assert bracket.lower <= exact <= bracket.upper, (mech, bracket, exact)
 
 
 def test_breakdown_renyi_divergence_of_nearly_equal_pairs():
