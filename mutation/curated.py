@@ -1,0 +1,111 @@
+"""The hand-made mutations of issue #15: each is a small realistic bug in a bound; each must fail its tests.
+
+Run: `python -m mutation.curated [--only A1,A4]` from the repository root. Every mutation is applied to a scratch
+copy of the tracked tree (the working tree is never touched), its tests run with `-x`, and the run reports
+KILLED (a test failed) or SURVIVED. A mutation whose text is not found is an error (the code moved: update the
+table), never a silent pass.
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from mutation.scratch import scratch_copy
+
+
+@dataclass(frozen=True)
+class Mutation:
+    id: str
+    what: str
+    path: str
+    old: str
+    new: str
+    tests: tuple[str, ...]
+
+
+N = "verialloc/numeric/"
+T = "tests/numeric/"
+MUTATIONS = (
+    Mutation("A1", "allocation upper absorbs the relative float error x1 instead of x2",
+             N + "allocation.py", 'scale = 1 + 2 * node.rel if bound == "upper"', 'scale = 1 + node.rel if bound == "upper"',
+             (T + "test_budget_absorption.py", T + "test_indep_allocation_cuts.py")),
+    Mutation("A2", "remove upper: the P-weight of cut sums not sent to +inf",
+             N + "allocation.py", "truncated = (node.top_excess + dropped_moment) / t * scale",
+             "truncated = node.top_excess / t * scale",
+             (T + "test_indep_allocation_cuts.py", T + "test_allocation.py")),
+    Mutation("A3", "Q-mass cut below the window not recorded",
+             N + "allocation.py", "dropped = x.dropped * ty + sx * yy.dropped + float(low.sum())",
+             "dropped = x.dropped * ty + sx * yy.dropped",
+             (T + "test_indep_allocation_cuts.py", T + "test_allocation.py")),
+    Mutation("A4", "k > 1 reduction uses ceil(t/k) allocation steps instead of floor(t/k)",
+             N + "accountant.py", "upper_steps = config.steps // k", "upper_steps = -(-config.steps // k)",
+             (T + "test_k_reduction.py", T + "test_accountant.py")),
+    Mutation("D4", "lower contraction: class ratios rounded up by eta instead of down",
+             N + "discretize.py", "2 * g[-1]) * (1 - eta)", "2 * g[-1]) * (1 + eta)",
+             (T + "test_indep_discretize_lower.py", T + "test_discretize.py")),
+    Mutation("P2", "PLD.epsilon upper returns the bisection end with delta(eps) > target",
+             N + "pld.py", 'return float(np.nextafter(hi, np.inf)) if self.bound != "lower"',
+             'return float(lo) if self.bound != "lower"',
+             (T + "test_indep_epsilon_queries.py", T + "test_pld.py")),
+    Mutation("G1", "geometric _round: near-tie sums rounded down in the upper direction",
+             N + "geometric.py", "np.ceil(index + tie)", "np.ceil(index - tie)",
+             (T + "test_indep_geometric_ties.py", T + "test_geometric.py")),
+    Mutation("G2", "geometric convolution's own rounding error not added to the float budget",
+             N + "geometric.py", "error = x.error * ty + y.error * tx + (depth + 6) * _U * tx * ty",
+             "error = x.error * ty + y.error * tx",
+             (T + "test_geometric_float_budget.py", T + "test_geometric.py")),
+    Mutation("C2", "FFT error bound's safety factor 2 lost",
+             N + "compose.py", "return 2 * (3 * rho + 3 * U) * norms", "return (3 * rho + 3 * U) * norms",
+             (T + "test_compose.py", T + "test_fft_underflow.py")),
+    Mutation("N1", "asymptotic F43a constant 8 -> 7",
+             N + "analytic/asymptotic.py", "s = sigma / 8.0", "s = sigma / 7.0",
+             (T + "test_indep_analytic_constants.py", T + "test_analytic_bounds.py")),
+    Mutation("N2", "truncated Poisson F34: Hoeffding exponent factor 2 lost",
+             N + "analytic/truncated_poisson.py", "np.exp(-m * gamma**2 / (2.0 * h**2))",
+             "np.exp(-m * gamma**2 / (h**2))",
+             (T + "test_indep_analytic_constants.py", T + "test_analytic_bounds.py")),
+    Mutation("X2", "exact quadrature: lower end = estimate + error",
+             "verialloc/exact/accountant.py", "lo, hi = max(value - err,", "lo, hi = max(value + err,",
+             (T + "test_indep_quadrature.py", "tests/exact")),
+)
+
+
+def run(mutation: Mutation, root: Path, python: str) -> tuple[str, float]:
+    """Apply one mutation to a scratch copy and run its tests; (KILLED | SURVIVED, seconds)."""
+    with scratch_copy(root) as tree:
+        target = tree / mutation.path
+        text = target.read_text()
+        if text.count(mutation.old) != 1:
+            raise SystemExit(f"{mutation.id}: the text to mutate occurs {text.count(mutation.old)} times in "
+                             f"{mutation.path} (expected once): update mutation/curated.py")
+        target.write_text(text.replace(mutation.old, mutation.new))
+        start = time.perf_counter()
+        proc = subprocess.run([python, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *mutation.tests],
+                              cwd=tree, capture_output=True, text=True)
+        seconds = time.perf_counter() - start
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{mutation.id}: pytest exited {proc.returncode}\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
+    return ("KILLED" if proc.returncode == 1 else "SURVIVED"), seconds
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", help="comma-separated mutation ids")
+    args = parser.parse_args(argv)
+    chosen = [m for m in MUTATIONS if not args.only or m.id in args.only.split(",")]
+    root = Path(__file__).resolve().parents[1]
+    survivors = 0
+    for m in chosen:
+        verdict, seconds = run(m, root, sys.executable)
+        survivors += verdict == "SURVIVED"
+        print(f"{m.id:3} {verdict:8} {seconds:6.1f}s  {m.what}", flush=True)
+    print(f"curated: {len(chosen) - survivors}/{len(chosen)} killed")
+    return 1 if survivors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
