@@ -25,6 +25,8 @@ class Mutation:
     old: str
     new: str
     tests: tuple[str, ...]
+    #: why a surviving mutation is accepted (docs/verification.md, "Mutation testing"); empty: it must be killed
+    triage: str = ""
 
 
 N = "verialloc/numeric/"
@@ -46,7 +48,10 @@ MUTATIONS = (
              (T + "test_k_reduction.py", T + "test_accountant.py")),
     Mutation("D4", "lower contraction: class ratios rounded up by eta instead of down",
              N + "discretize.py", "2 * g[-1]) * (1 - eta)", "2 * g[-1]) * (1 + eta)",
-             (T + "test_indep_discretize_lower.py", T + "test_discretize.py")),
+             (T + "test_indep_discretize_lower.py", T + "test_discretize.py"),
+             "equivalent: the margins add up without it — an η overstatement of the ratios (η = 16u(n + 2)) plus "
+             "the sweep's rounding (≤ 8u per class along ≤ n borrowings) plus the fractions' rounding stay below the "
+             "1 − 3η scaling of the placed masses, so every class still carries no more first-mass than its atoms"),
     Mutation("P2", "PLD.epsilon upper returns the bisection end with delta(eps) > target",
              N + "pld.py", 'return float(np.nextafter(hi, np.inf)) if self.bound != "lower"',
              'return float(lo) if self.bound != "lower"',
@@ -60,7 +65,10 @@ MUTATIONS = (
              (T + "test_geometric_float_budget.py", T + "test_geometric.py")),
     Mutation("C2", "FFT error bound's safety factor 2 lost",
              N + "compose.py", "return 2 * (3 * rho + 3 * U) * norms", "return (3 * rho + 3 * U) * norms",
-             (T + "test_compose.py", T + "test_fft_underflow.py")),
+             (T + "test_compose.py", T + "test_fft_underflow.py"),
+             "margin: the factor 2 is insurance over the transform error model (Higham's bound is for radix-2 "
+             "complex FFTs, pocketfft is mixed-radix real); realized FFT errors are orders of magnitude below the "
+             "bound without it, so no test on outputs can tell the two apart"),
     Mutation("N1", "asymptotic F43a constant 8 -> 7",
              N + "analytic/asymptotic.py", "s = sigma / 8.0", "s = sigma / 7.0",
              (T + "test_indep_analytic_constants.py", T + "test_analytic_bounds.py")),
@@ -98,13 +106,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     chosen = [m for m in MUTATIONS if not args.only or m.id in args.only.split(",")]
     root = Path(__file__).resolve().parents[1]
-    survivors = 0
+    killed = untriaged = 0
     for m in chosen:
         verdict, seconds = run(m, root, sys.executable)
-        survivors += verdict == "SURVIVED"
-        print(f"{m.id:3} {verdict:8} {seconds:6.1f}s  {m.what}", flush=True)
-    print(f"curated: {len(chosen) - survivors}/{len(chosen)} killed")
-    return 1 if survivors else 0
+        killed += verdict == "KILLED"
+        untriaged += verdict == "SURVIVED" and not m.triage
+        note = f"  [triaged: {m.triage}]" if verdict == "SURVIVED" and m.triage else ""
+        print(f"{m.id:3} {verdict:8} {seconds:6.1f}s  {m.what}{note}", flush=True)
+    print(f"curated: {killed}/{len(chosen)} killed, {untriaged} untriaged survivors")
+    return 1 if untriaged else 0
 
 
 if __name__ == "__main__":
