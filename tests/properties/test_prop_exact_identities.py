@@ -117,7 +117,7 @@ def f25(p, q, t: int, kappa: Fraction) -> tuple[Fraction, Fraction]:
 
 
 @given(served_pairs, st.integers(1, 3), epsilon_values())
-@settings(max_examples=15)
+@settings(max_examples=10)
 def test_every_method_brackets_the_expectation_formula_F25_I25(certified, pq, t, eps):
     """I25 (F25, E12): each certified method's remove and add brackets contain the F25 expectations at e^ε."""
     p, q = pq
@@ -149,7 +149,7 @@ def phi_laws(p, q, lam) -> tuple[dict, dict]:
 
 
 @given(served_pairs, rates(), epsilon_values())
-@settings(max_examples=15)
+@settings(max_examples=12)
 def test_poisson_pair_and_every_method_follow_phi_F47_I17(certified, pq, lam, eps):
     """I17 (F47, E16): the exact layer's one-step Poisson pair has the law →φ_λ(L_{P,Q}) (remove) and ←φ_λ(L_{Q,P})
     (add), exactly; every certified method's bracket contains H_{e^ε} of these laws."""
@@ -203,7 +203,7 @@ def test_exact_layer_pairs_equal_enumeration_and_the_poisson_decomposition_F11_F
 
 
 @given(configs(finite_mechanisms(3), max_steps=3), epsilon_values(-2, 3))
-@settings(max_examples=15)
+@settings(max_examples=12)
 def test_remove_and_add_brackets_satisfy_the_reversal_identity_I3(certified, config, eps):
     """I3 (F2) across directions on verialloc's outputs: remove(ε) = 1 − κ(1 − add(−ε)), κ = e^ε, so for every pair
     of certified methods (m1 remove, m2 add): upper_m1 ≥ 1 − κ_hi(1 − lower_m2) and lower_m1 ≤ 1 − κ_lo(1 − upper_m2)."""

@@ -17,8 +17,8 @@ that breaks the order (a flipped rounding, a rate or step count mixed up), makes
 * `test_allocation_brackets_non_decreasing_in_epochs` — lower(E = 1) ≤ upper(E = 2), allocation, any k.
 * `test_gaussian_profiles_non_increasing_in_sigma_I5`, `test_every_method_respects_the_monotone_order` — I5, I6,
   I7, epochs on continuous mechanisms (exact closed forms, and every method beyond the exact layer).
-* `test_brackets_beyond_the_exact_layer_are_monotone_convex_and_invert_consistently_I1` — continuous and large
-  configurations where no exact value exists: the ε-grid checks above across calls, plus the δ(ε) ↔ ε(δ)
+* `test_brackets_beyond_the_exact_layer_are_monotone_convex_and_invert_consistently_I1` — Gaussian Poisson,
+  Laplace allocation and a long randomized-response Poisson configuration, where no exact value exists: the ε-grid checks above across calls, plus the δ(ε) ↔ ε(δ)
   consistency: at ε_up = upper ε(δ), every lower δ(ε_up) ≤ δ; at ε_lo = lower ε(δ), every upper δ(ε_lo) ≥ δ.
 
 Every bracket end is compared as an exact rational (`_reference.frac`); exact-layer answers carry their stated
@@ -83,7 +83,7 @@ def brackets(certified, config, eps, direction) -> dict:
 
 @given(configs(finite_mechanisms(max_atoms=3), max_steps=3), st.lists(epsilon_values(), min_size=3, max_size=3,
                                                                        unique=True), directions(both=False))
-@settings(max_examples=15)
+@settings(max_examples=8)
 def test_brackets_across_epsilons_are_monotone_and_convex_I1(certified, config, eps3, direction):
     """I1 (F2) across calls: every method at three ε, both orders of comparison across methods."""
     table = {e: brackets(certified, config, e, direction) for e in eps3}
@@ -93,7 +93,7 @@ def test_brackets_across_epsilons_are_monotone_and_convex_I1(certified, config, 
 
 @given(st.one_of(served_pairs.map(lambda pq: DiscretePair(*pq)), finite_mechanisms(3)), st.integers(2, 3),
        epsilon_values(), directions(both=False))
-@settings(max_examples=12)
+@settings(max_examples=8)
 def test_allocation_brackets_non_decreasing_in_k_I7(certified, mech, t, eps, direction):
     """I7 (F30, [004] Lemma D.1): lower(A_{t,k}) ≤ upper(A_{t,k'}) for k < k' and every pair of methods; and, for
     rational pairs, F30's mixture form H_κ(A_{t,1}‖Q^t) ≤ H_κ(Σ_k A_{t,k}/t ‖ Q^t) (both directions) on the exact
@@ -112,7 +112,7 @@ def test_allocation_brackets_non_decreasing_in_k_I7(certified, mech, t, eps, dir
 
 
 @given(finite_mechanisms(3), st.integers(1, 3), rates(), rates(), epsilon_values(), directions(both=False))
-@settings(max_examples=15)
+@settings(max_examples=8)
 def test_poisson_brackets_non_decreasing_in_rate_steps_and_epochs_I6(certified, mech, t, l1, l2, eps, direction):
     """I6 (F29, F46, F8): the Poisson profile is non-decreasing in λ, in t and in the epochs, both directions."""
     lo, hi = sorted((l1, l2))
@@ -124,7 +124,7 @@ def test_poisson_brackets_non_decreasing_in_rate_steps_and_epochs_I6(certified, 
 
 @given(finite_mechanisms(3), st.integers(1, 3).flatmap(lambda t: st.tuples(st.just(t), st.integers(1, t))),
        epsilon_values(), directions(both=False))
-@settings(max_examples=15)
+@settings(max_examples=8)
 def test_allocation_brackets_non_decreasing_in_epochs(certified, mech, tk, eps, direction):
     """F8/F21 marginalization: composing a second epoch never lowers δ: lower(E = 1) ≤ upper(E = 2), any k."""
     t, k = tk
@@ -170,13 +170,13 @@ def test_every_method_respects_the_monotone_order(certified, name, good, bad):
 
 
 BEYOND = [  # no exact value: every end is checked against the other calls' ends only (the analytic method spends
-    # 1-4 s on its first Gaussian k = 1 query: Gaussian k = 1 is in CHAINS' slow cases)
-    Config(Gaussian(2), steps=4, k=2),
+    # 1-4 s on its first Gaussian allocation query: Gaussian allocation is in CHAINS' slow cases)
+    Config(Gaussian(2), "poisson", steps=10, rate=Fraction(1, 5), epochs=2),
     Config(Laplace(1), steps=4),
     Config(RandomizedResponse(1), "poisson", steps=20, rate=Fraction(1, 4), epochs=2),
 ]
 EPS_GRID = [Fraction(-1, 2), Fraction(0), Fraction(3, 5), Fraction(1), Fraction(2)]
-TARGETS = [Fraction(1, 10**3), Fraction(1, 10**5)]
+TARGETS = [Fraction(1, 10**4)]
 NOT_PLD = tuple(m for m in api.METHODS if m != "pld")
 
 

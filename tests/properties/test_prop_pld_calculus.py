@@ -217,7 +217,7 @@ def test_geometric_allocation_is_sound_and_tight_with_the_unaccumulated_shift_F5
 
 
 @given(queries(configs(finite_mechanisms(3), schemes=("allocation",), max_steps=3)))
-@settings(max_examples=10)
+@settings(max_examples=8)
 def test_best_combines_brackets_like_claim_B3_F51(certified, query):
     """F51 ([003] Claim B.3), I11: `best` = [max of lowers, min of uppers] over pld, rdp, analytic is at least as
     tight as each of them and still contains the exact layer's value (exact answers carry their digits budget)."""
