@@ -40,7 +40,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from _reference import SKIP_COMBINED, delta_ends, exp_bounds, exp_hockey, frac
 from verialloc import DiscretePair, api
@@ -123,7 +123,8 @@ def down(x: Fraction) -> float:
 
 
 # --- exact calculus on verialloc's PLD operations ---------------------------------------------------------
-@given(dyadic_realizations(), STEPS, st.sampled_from([0.0, 1e-3, 0.05, 0.2]))
+@given(dyadic_realizations(), STEPS, st.sampled_from([0.0, 1e-3, 0.05, 0.2, 0.45]))
+@example(PLD(np.array([0.0, 0.125, 0.25, 0.375]), np.array([0.5, 0.25, 0.125, 0.125])), 0.125, 0.2)  # cuts the top atom
 def test_regrid_and_truncate_dominate_and_keep_realizations_F7_claim_B1(v, step, tail):
     """F10, I21, F7 (vi) / [003] Claim B.1 on `regrid` and `truncate` (exact comparisons of rational laws)."""
     exact, delta = law(v), frac(step)
