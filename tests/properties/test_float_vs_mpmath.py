@@ -12,6 +12,9 @@ Breakdowns: (1) δ(ε) = 1 − E[min(1, e^{ε−L})] ("1 − Σ") cannot resolve
 directly instead); (2) D_α itself overflows when α·max ℓ > 709.78 (e.g. α ≥ 710 for ε0 = 1 randomized response,
 α ≥ 39 for the Gaussian at σ = 1): verialloc works with ln D_α (log-sum-exp), asserted there; (3) R_α = ln D_α/(α−1) from a float D_α is 0 when D_α − 1 < u (e.g. randomized
 response with ε0 = 1e-9: D_2 − 1 ≈ 1e-18); (4) Gaussian loss-law tails underflow (ndtr) below ~1e-308.
+
+Mutations checked to be killed (#16): log_moments' Gaussian ln D_j off by a relative 1e-12, its finite-pair losses
+off by 1e-13, and its Gaussian value moved by 8u beyond the err_log it reports (log-moments and overflow tests).
 """
 import math
 from fractions import Fraction

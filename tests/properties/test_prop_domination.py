@@ -8,6 +8,10 @@
   (i ≠ j) as a secondary check;
 * Rényi DP: every method's rdp bracket against the exact RDP (F38).
 
+Mutations checked to be killed by the beyond-exact test (#16): the pld Poisson rate × 0.95 (two-output pairs) and
+× 0.5 (Gaussian, through the one-bit references), the pld Gaussian loss law at 1.3σ (Gaussian), the exact layer's
+poisson_pair composing t − 1 steps (two-output pairs).
+
 Methods are taken from api.METHODS at run time, so new methods are checked without editing this file; a method
 that raises UnsupportedRequest for a query is skipped for it, and brackets whose error_kind is not a certified
 one (e.g. a Monte-Carlo estimate) are left out of the hard inequalities.

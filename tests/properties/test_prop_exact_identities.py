@@ -23,6 +23,10 @@ What each test checks, and against what:
 
 Degenerate draws (P = Q, disjoint supports, zero masses) are kept: every reference is an exact rational, so an
 exact 0 of the code is compared with an exact 0.
+
+Mutations checked to be killed (#16): allocation_pair's (t−k)! → (t−k−1)! (F26, F25, F31); the pld method
+answering "add" from its remove PLDs (F25, F47, I3); the pld Poisson rate × 0.95 (F47); poisson_pair composing
+t − 1 steps (F31); PLD.dual without the reversal of its masses (F7).
 """
 import itertools
 import math

@@ -23,6 +23,11 @@ that breaks the order (a flipped rounding, a rate or step count mixed up), makes
 
 Every bracket end is compared as an exact rational (`_reference.frac`); exact-layer answers carry their stated
 budget ("digits" significant digits), float methods none.
+
+Mutations checked to be killed (#16): the pld method answering "add" from its remove PLDs (I1 on finite pairs, and
+all three beyond-exact configurations through δ(ε) ↔ ε(δ)); allocation_pair's (t−k)! → (t−k−1)! (I7); the pld
+Poisson rate × 0.95 (I6, beyond-exact randomized response); the pld allocation composing k instead of k·E
+copies (epochs).
 """
 from fractions import Fraction
 

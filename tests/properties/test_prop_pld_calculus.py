@@ -34,6 +34,12 @@ E[e^{−L}], duals) use rigorous rational enclosures of e^x (`_reference.exp_bou
   for which every merge is exact).
 * `test_add_direction_subsampling_preserves_stochastic_order_F47` — `subsample_add` (←φ_λ, an increasing map)
   keeps V ⪯ U, exactly, and keeps the upper/lower bound label.
+
+Mutations checked to be killed (#16): regrid rounding "upper" down (B1, F49, F48, E13, F47); compose's upper
+subtracting its error bound (F48); truncate not booking the cut top tail (B1); PLD.dual without the reversal
+(E13); conv rounding upper sums down (F52); alpha_used under-reported (α'(1 + c/2), α'c) and conv rounding one
+grid step further than reported (F50); best taking the largest upper (B3); subsample_add sending +inf to
+ln(1 − λ) (F47).
 """
 import math
 from fractions import Fraction

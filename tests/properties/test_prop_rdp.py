@@ -8,6 +8,8 @@
   against `brute_force.renyi` at 50 digits); P = Q gives exactly 0 on both sides.
 * `api.rdp` of the exact method against brute-force rationals (25 digits), and every method's Gaussian allocation
   RDP below the unamplified α/(2σ²) ([001] Cor. 1).
+
+Mutation checked to be killed (#16): the rdp method scaling the allocation curve by k instead of k·E (I16).
 """
 import math
 from fractions import Fraction
