@@ -28,9 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import anchors  # noqa: E402
 
 from verialloc import Config, Gaussian, api  # noqa: E402
-from verialloc.numeric.accountant import Settings  # noqa: E402
-from verialloc.numeric.allocation import allocation  # noqa: E402
-from verialloc.numeric.loss_law import loss_law  # noqa: E402
+from verialloc.numeric.pld.pld_accountant import Settings  # noqa: E402
+from verialloc.numeric.pld.allocation import allocation  # noqa: E402
+from verialloc.numeric.pld.loss_law import loss_law  # noqa: E402
 
 #: wall-clock limits (seconds) of the anchor calls
 ANCHOR_LIMIT = 120

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import anchors  # noqa: E402
 
 from verialloc.mechanisms import Gaussian  # noqa: E402
-from verialloc.numeric.rdp_logspace import allocation_rdp_curve  # noqa: E402
+from verialloc.numeric.rdp.rdp_logspace import allocation_rdp_curve  # noqa: E402
 
 SIGMA, STEPS = 1, 1000
 ALPHAS = (20, 40, 60)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from verialloc import Config, Gaussian, api
 from verialloc.errors import UnsupportedRequest
-from verialloc.numeric.accountant import Settings
+from verialloc.numeric.pld.pld_accountant import Settings
 from verialloc.numeric.analytic import Options
 
 FIGURES = Path(__file__).resolve().parent.parent / "docs" / "figures"

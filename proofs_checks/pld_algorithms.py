@@ -2,8 +2,9 @@
 
 References are exact: loss laws of finite pairs enumerated with Fractions (a loss is kept as its likelihood
 ratio, see `_enum`), sympy for the symbolic counterexamples, mpmath sums for geometric grids. E14–E16 run
-the project's float64 implementations (`verialloc.numeric.geometric`, `subsample`) against those references;
-each printed variant is re-implemented locally (a few lines) to show that it fails.
+the project's float64 implementations (`verialloc.numeric.pld.allocation.geometric`,
+`verialloc.numeric.pld.subsample`) against those references; each printed variant is re-implemented locally
+(a few lines) to show that it fails.
 """
 from __future__ import annotations
 
@@ -16,9 +17,9 @@ import mpmath as mp
 import numpy as np
 import sympy as sp
 
-from verialloc.numeric.geometric import GeometricDist, conv, self_conv
-from verialloc.numeric.pld import PLD
-from verialloc.numeric.subsample import subsample_add, subsample_remove
+from verialloc.numeric.pld.allocation.geometric import GeometricDist, conv, self_conv
+from verialloc.numeric.pld.pld import PLD
+from verialloc.numeric.pld.subsample import subsample_add, subsample_remove
 
 from . import check
 from ._enum import INF, F, allocation, ccdf, dominates, dual, loss_law, scheme_law

@@ -13,12 +13,12 @@ def test_every_package_folder_has_an_init():
 
 def test_exact_layer_never_imports_numeric():
     """Architecture: data flows mechanism → (exact | numeric); the exact layer is the independent reference."""
-    for path in (ROOT / "verialloc" / "exact").glob("*.py"):
+    for path in (ROOT / "verialloc" / "exact").rglob("*.py"):
         text = path.read_text()
         assert "numeric" not in "".join(line for line in text.splitlines() if line.lstrip().startswith(("import", "from"))), path
 
 
 def test_numeric_layer_never_imports_exact():
-    for path in (ROOT / "verialloc" / "numeric").glob("*.py"):
+    for path in (ROOT / "verialloc" / "numeric").rglob("*.py"):
         text = path.read_text()
         assert ".exact" not in "".join(line for line in text.splitlines() if line.lstrip().startswith(("import", "from"))), path

@@ -4,7 +4,7 @@
     >>> b = api.delta(Config(Gaussian(1), steps=1), epsilon=1)      # exact, both directions
     >>> str(b.lower)[:10]
     '0.12693673'
-    >>> from verialloc.numeric.accountant import Settings
+    >>> from verialloc.numeric.pld.pld_accountant import Settings
     >>> fast = api.epsilon(Config(Gaussian(1), steps=1000), "1e-6", method="pld", settings=Settings(loss_step=1e-4))
     >>> fast.lower <= fast.upper
     True
@@ -20,15 +20,18 @@ from . import cost
 from .config import Config
 from .errors import InvalidParameter
 from .exact import accountant as exact_accountant
-from .numeric import accountant as pld_accountant
-from .numeric import analytic_accountant, best, mc_accountant, rdp_accountant
+from .numeric import best
+from .numeric.analytic import analytic_accountant
+from .numeric.montecarlo import mc_accountant
+from .numeric.pld import pld_accountant
+from .numeric.rdp import rdp_accountant
 from .result import Bracket
 from .validation import digits as check_digits
 
 #: method name -> module exposing delta(config, epsilon, direction, digits, **options), epsilon(...), rdp(...)
-#: options: method-specific keywords (pld and best: settings=numeric.accountant.Settings(...), progress=callable;
-#: analytic: options=numeric.analytic.Options(...); mc: samples=, seed=, confidence=, interval=, proposal=;
-#: rdp: alpha_max=int|None, search_tol=float)
+#: options: method-specific keywords (pld and best: settings=numeric.pld.pld_accountant.Settings(...),
+#: progress=callable; analytic: options=numeric.analytic.Options(...); mc: samples=, seed=, confidence=, interval=,
+#: proposal=; rdp: alpha_max=int|None, search_tol=float)
 METHODS = {"exact": exact_accountant, "pld": pld_accountant, "rdp": rdp_accountant, "analytic": analytic_accountant,
            "mc": mc_accountant, "best": best}
 

@@ -11,9 +11,9 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from verialloc.certify import float_error
-from verialloc.numeric.compose import compose, self_compose
-from verialloc.numeric.pld import PLD
-from verialloc.numeric.subsample import subsample_remove
+from verialloc.numeric.pld.compose import compose, self_compose
+from verialloc.numeric.pld.pld import PLD
+from verialloc.numeric.pld.subsample import subsample_remove
 
 iv = mpmath.iv
 iv.dps = 40

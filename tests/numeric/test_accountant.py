@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 from verialloc import Config, DiscretePair, Gaussian, RandomizedResponse, api
 from verialloc.exact.discrete_profiles import discrete_delta, discrete_epsilon
 from verialloc.exact.quadrature import allocation_delta_quadrature
-from verialloc.numeric.accountant import Settings, plds
+from verialloc.numeric.pld.pld_accountant import Settings, plds
 
 FAST = Settings(loss_step=2e-3, tail=1e-10)
 

@@ -16,10 +16,10 @@ from verialloc.errors import InvalidParameter
 from verialloc.exact.discrete_profiles import allocation_pair, discrete_delta, discrete_epsilon
 from verialloc.exact.quadrature import allocation_delta_quadrature
 from verialloc.mechanisms import DiscretePair, Gaussian, Laplace, RandomizedResponse
-from verialloc.numeric import allocation as alloc
-from verialloc.numeric.allocation import allocation, allocation_delta, allocation_plds
-from verialloc.numeric.exp_grid import _merge, contract, spread
-from verialloc.numeric.loss_law import FiniteLoss, GaussianLoss, loss_law
+from verialloc.numeric.pld import allocation as alloc
+from verialloc.numeric.pld.allocation import allocation, allocation_delta, allocation_plds
+from verialloc.numeric.pld.allocation.exp_grid import _merge, contract, spread
+from verialloc.numeric.pld.loss_law import FiniteLoss, GaussianLoss, loss_law
 
 DIRECTIONS = ("remove", "add")
 EPS = np.array([-0.5, 0.0, 0.1, 0.3, 0.5, 1.0, 2.0])

@@ -5,8 +5,8 @@ import pytest
 
 from verialloc import Config, Gaussian, RandomizedResponse, api
 from verialloc.errors import UnsupportedRequest
-from verialloc.numeric import analytic_accountant as analytic
-from verialloc.numeric.accountant import Settings
+from verialloc.numeric.analytic import analytic_accountant as analytic
+from verialloc.numeric.pld.pld_accountant import Settings
 from verialloc.numeric.analytic import Options
 
 FAST = Options(pld=Settings(loss_step=2e-3, tail=1e-12), eta_points=5, eta_span=8.0)

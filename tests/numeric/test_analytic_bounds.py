@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 from verialloc import Config, DiscretePair, Gaussian, RandomizedResponse, api
 from verialloc.errors import UnsupportedRequest
-from verialloc.numeric.accountant import Settings
+from verialloc.numeric.pld.pld_accountant import Settings
 from verialloc.numeric.analytic import BOUNDS, Options, asymptotic, decomposition, direct_add, recursive
 
 FAST = Options(pld=Settings(loss_step=2e-3, tail=1e-12), eta_points=5, eta_span=8.0)

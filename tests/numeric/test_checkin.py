@@ -1,4 +1,4 @@
-"""Random check-ins appendix ([002], numeric/checkin.py): each bound against exact enumeration or its stated reference."""
+"""Random check-ins appendix ([002], numeric/shuffle/checkin.py): each bound against exact enumeration or its stated reference."""
 from __future__ import annotations
 
 import itertools
@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 from verialloc.errors import InvalidParameter
 from verialloc.exact.finite_pair import FiniteLossPair
 from verialloc.mechanisms import RandomizedResponse
-from verialloc.numeric import checkin as ci
+from verialloc.numeric.shuffle import checkin as ci
 
 
 def k_ary_rr(x: Fraction, size: int):

@@ -12,12 +12,12 @@ from verialloc.errors import InvalidParameter
 from verialloc.exact.discrete_profiles import discrete_delta, poisson_pair
 from verialloc.mechanisms import RandomizedResponse
 from verialloc.mechanisms.gaussian import gaussian_delta
-from verialloc.numeric import compose as C
-from verialloc.numeric.compose import compose, convolve, fft_error_bound, self_compose
-from verialloc.numeric.discretize import atomic_pld, discretize, regrid
-from verialloc.numeric.loss_law import GaussianLoss, loss_law
-from verialloc.numeric.pld import PLD
-from verialloc.numeric.subsample import SubsampledLoss
+from verialloc.numeric.pld import compose as C
+from verialloc.numeric.pld.compose import compose, convolve, fft_error_bound, self_compose
+from verialloc.numeric.pld.discretize import atomic_pld, discretize, regrid
+from verialloc.numeric.pld.loss_law import GaussianLoss, loss_law
+from verialloc.numeric.pld.pld import PLD
+from verialloc.numeric.pld.subsample import SubsampledLoss
 
 TOL = 1e-13
 DIRECTIONS = ("remove", "add")

@@ -16,11 +16,11 @@ from verialloc.errors import InvalidParameter
 from verialloc.exact.discrete_profiles import discrete_delta
 from verialloc.exact.quadrature import poisson_delta_quadrature
 from verialloc.mechanisms import DiscretePair, Gaussian, Laplace, RandomizedResponse
-from verialloc.numeric.compose import self_compose
-from verialloc.numeric.discretize import atomic_pld, discretize, discretize_pair, grid_index, regrid, truncate
-from verialloc.numeric.loss_law import FiniteLoss, GaussianLoss, loss_law
-from verialloc.numeric.pld import PLD
-from verialloc.numeric.subsample import SubsampledLoss
+from verialloc.numeric.pld.compose import self_compose
+from verialloc.numeric.pld.discretize import atomic_pld, discretize, discretize_pair, grid_index, regrid, truncate
+from verialloc.numeric.pld.loss_law import FiniteLoss, GaussianLoss, loss_law
+from verialloc.numeric.pld.pld import PLD
+from verialloc.numeric.pld.subsample import SubsampledLoss
 
 TOL = 1e-14
 DIRECTIONS = ("remove", "add")

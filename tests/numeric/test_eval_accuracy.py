@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from scipy import special
 
 from verialloc.mechanisms import DiscretePair
-from verialloc.numeric.loss_law import FiniteLoss, GaussianLoss, LaplaceLoss, loss_law
-from verialloc.numeric.subsample import SubsampledLoss
+from verialloc.numeric.pld.loss_law import FiniteLoss, GaussianLoss, LaplaceLoss, loss_law
+from verialloc.numeric.pld.subsample import SubsampledLoss
 
 FUNCS = ("cdf_p", "sf_p", "cdf_q", "sf_q")
 

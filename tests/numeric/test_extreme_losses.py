@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from verialloc import api
 from verialloc.config import Config
 from verialloc.mechanisms import DiscretePair, Laplace
-from verialloc.numeric.loss_law import loss_law
+from verialloc.numeric.pld.loss_law import loss_law
 
 TINY = ["1", "1e-400"]
 HALF = ["1/2", "1/2"]

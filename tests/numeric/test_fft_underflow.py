@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verialloc.numeric.compose import _fft_run
+from verialloc.numeric.pld.compose import _fft_run
 
 
 def exact_convolution(x, y):

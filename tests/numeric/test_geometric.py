@@ -17,11 +17,11 @@ from verialloc.errors import InvalidParameter, UnsupportedRequest
 from verialloc.exact.discrete_profiles import allocation_pair, discrete_delta
 from verialloc.exact.quadrature import allocation_delta_quadrature
 from verialloc.mechanisms import DiscretePair, Gaussian, Laplace, RandomizedResponse
-from verialloc.numeric import geometric
-from verialloc.numeric.geometric import (
+from verialloc.numeric.pld.allocation import geometric
+from verialloc.numeric.pld.allocation.geometric import (
     GeometricDist, LossVariable, allocation_pld_geometric, conv, disc_dist, self_conv,
 )
-from verialloc.numeric.loss_law import loss_law
+from verialloc.numeric.pld.loss_law import loss_law
 
 SHIFT = 1e-9
 SLACK = 1e-12

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from verialloc import api
 from verialloc.config import Config
 from verialloc.mechanisms import DiscretePair, RandomizedResponse
-from verialloc.numeric.exp_grid import spread
-from verialloc.numeric.loss_law import loss_law
+from verialloc.numeric.pld.allocation.exp_grid import spread
+from verialloc.numeric.pld.loss_law import loss_law
 
 #: dyadic ε0 (the loss ±ε0 is then exactly representable and lands on dyadic grid points)
 DYADIC = st.builds(lambda num, exp: Fraction(num, 2 ** exp), st.integers(1, 40), st.integers(0, 5))

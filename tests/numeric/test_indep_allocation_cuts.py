@@ -1,6 +1,6 @@
 """Issue #16 item 2: allocation cut bookkeeping at user-settable tails, against exact count enumeration.
 
-`verialloc.numeric.allocation.allocation(law, t, tail=9e-4)` (default mode) and the tail-accurate mode
+`verialloc.numeric.pld.allocation.allocation(law, t, tail=9e-4)` (default mode) and the tail-accurate mode
 (`delta_floor=...`) drop Q-mass in the Bernstein cuts (Budget.dropped, PLD.truncated). The upper PLDs must
 charge that mass (to +inf) and the lower ones must drop it, so that lower ≤ exact ≤ upper still holds (I11, F2,
 F23–F26). Reference: the exact allocation pair of the finite mechanism (`allocation_pair`, F23/F24), evaluated
@@ -15,8 +15,8 @@ import pytest
 
 from verialloc.exact.discrete_profiles import allocation_pair
 from verialloc.mechanisms import DiscretePair, RandomizedResponse
-from verialloc.numeric.allocation import allocation
-from verialloc.numeric.loss_law import loss_law
+from verialloc.numeric.pld.allocation import allocation
+from verialloc.numeric.pld.loss_law import loss_law
 
 DIRECTIONS = ("remove", "add")
 EPS = [-0.5, 0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0, 2.0]

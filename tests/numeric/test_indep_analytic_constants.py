@@ -22,7 +22,7 @@ from verialloc import Config, Gaussian
 from verialloc.numeric.analytic import asymptotic, truncated_poisson
 from verialloc.numeric.analytic.base import Options
 from verialloc.numeric.analytic.truncated_poisson import EPS0_GRID
-from verialloc.numeric.accountant import Settings
+from verialloc.numeric.pld.pld_accountant import Settings
 
 DPS = 40
 REL = mp.mpf("2e-9")

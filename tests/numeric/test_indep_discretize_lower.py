@@ -13,8 +13,8 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from verialloc.numeric.discretize import discretize_pair
-from verialloc.numeric.loss_law import GaussianLoss, LaplaceLoss
+from verialloc.numeric.pld.discretize import discretize_pair
+from verialloc.numeric.pld.loss_law import GaussianLoss, LaplaceLoss
 
 DIRECTIONS = ("remove", "add")
 DPS = 40

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from verialloc.mechanisms import RandomizedResponse
-from verialloc.numeric.allocation import allocation
-from verialloc.numeric.discretize import discretize_pair
-from verialloc.numeric.loss_law import GaussianLoss, LaplaceLoss, loss_law
+from verialloc.numeric.pld.allocation import allocation
+from verialloc.numeric.pld.discretize import discretize_pair
+from verialloc.numeric.pld.loss_law import GaussianLoss, LaplaceLoss, loss_law
 
 DPS = 50
 TARGETS = [0.9, 0.5, 0.3, 0.1, 0.0123, 1e-3, 1e-4, 3.3e-6, 1e-8, 1e-10, 1e-12, 1e-14]

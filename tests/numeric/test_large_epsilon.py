@@ -18,8 +18,8 @@ from verialloc import api
 from verialloc.certify import certify, make_claim
 from verialloc.config import Config
 from verialloc.mechanisms import Gaussian
-from verialloc.numeric.exp_grid import contract
-from verialloc.numeric.loss_law import GaussianLoss
+from verialloc.numeric.pld.allocation.exp_grid import contract
+from verialloc.numeric.pld.loss_law import GaussianLoss
 
 
 def balle_wang(sigma: float, eps: float) -> mp.mpf:
@@ -56,7 +56,7 @@ def test_contraction_keeps_the_first_moment_at_any_grid_step(h, top, sigma):
 
 def test_summed_output_lower_end_is_a_number_at_extreme_epsilon():
     """ε = 1e308 gave ε + (−inf) − (−inf) = NaN as the summed-output lower end (and a NaN bracket end)."""
-    from verialloc.numeric import summed_gaussian
+    from verialloc.numeric.pld import summed_gaussian
     config = Config(Gaussian(1), steps=10)
     for eps in (1e308, 1e5, -1e5):
         assert summed_gaussian.delta_lower(config, eps) <= float(balle_wang(1.0, min(eps, 1e4)))

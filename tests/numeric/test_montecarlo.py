@@ -10,8 +10,8 @@ from hypothesis import given, settings, strategies as st
 
 from verialloc import Config, Gaussian, Laplace, api
 from verialloc.errors import InvalidParameter, UnsupportedRequest
-from verialloc.numeric import mc_accountant, montecarlo
-from verialloc.numeric.accountant import Settings
+from verialloc.numeric.montecarlo import mc_accountant, montecarlo
+from verialloc.numeric.pld.pld_accountant import Settings
 
 SEEDS = range(20)
 

@@ -15,7 +15,7 @@ from verialloc.cli import main
 from verialloc.config import Config
 from verialloc.errors import InternalError
 from verialloc.mechanisms import Gaussian
-from verialloc.numeric import accountant
+from verialloc.numeric.pld import pld_accountant as accountant
 
 
 def test_summed_output_lower_end_above_the_upper_end_is_an_internal_error():

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from verialloc.exact.finite_pair import FiniteLossPair
-from verialloc.numeric.pld import PLD
+from verialloc.numeric.pld.pld import PLD
 from verialloc.testing.assertions import assert_same_pld
 from verialloc.testing.strategies import probability_pairs as discrete_pairs
 

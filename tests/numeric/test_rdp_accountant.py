@@ -11,7 +11,7 @@ from verialloc import Config, api
 from verialloc.errors import InvalidParameter, UnsupportedRequest
 from verialloc.exact.rdp import allocation_rdp, poisson_rdp
 from verialloc.mechanisms import DiscretePair, Gaussian, Laplace, RandomizedResponse
-from verialloc.numeric import rdp_accountant as ra
+from verialloc.numeric.rdp import rdp_accountant as ra
 from verialloc.testing import brute_force as bf
 from verialloc.testing.strategies import probability_pairs
 

@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 from verialloc import Config, api
 from verialloc.errors import InvalidParameter
 from verialloc.mechanisms import DiscretePair, Gaussian, RandomizedResponse
-from verialloc.numeric import rdp_accountant as ra
-from verialloc.numeric.rdp_conversion import epsilon_bound, fractional_rdp
-from verialloc.numeric.rdp_logspace import allocation_rdp_curve
+from verialloc.numeric.rdp import rdp_accountant as ra
+from verialloc.numeric.rdp.rdp_conversion import epsilon_bound, fractional_rdp
+from verialloc.numeric.rdp.rdp_logspace import allocation_rdp_curve
 from verialloc.testing import brute_force as bf
 from verialloc.testing.strategies import probability_pairs
 

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from verialloc.errors import InvalidParameter
 from verialloc.exact.rdp import allocation_rdp_curve as exact_allocation_curve, poisson_rdp
 from verialloc.mechanisms import DiscretePair, Gaussian, Laplace, RandomizedResponse
-from verialloc.numeric.log_moments import log_moments
-from verialloc.numeric.rdp_logspace import (
+from verialloc.numeric.rdp.log_moments import log_moments
+from verialloc.numeric.rdp.rdp_logspace import (
     allocation_rdp_curve, poisson_add_rdp_curve, poisson_rdp_curve,
 )
 from verialloc.testing.strategies import probability_pairs

@@ -8,9 +8,9 @@ import pytest
 
 from verialloc.config import Config
 from verialloc.mechanisms import Gaussian, Laplace, RandomizedResponse
-from verialloc.numeric import accountant as acc
-from verialloc.numeric.allocation import allocation
-from verialloc.numeric.loss_law import loss_law
+from verialloc.numeric.pld import pld_accountant as acc
+from verialloc.numeric.pld.allocation import allocation
+from verialloc.numeric.pld.loss_law import loss_law
 
 #: directed float64 rounding absorbed into the masses grows with the grid length (~1e-10 at 10⁴ points)
 FLOAT_SLACK = 1e-9

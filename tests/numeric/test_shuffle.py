@@ -1,4 +1,4 @@
-"""Shuffle Gaussian of [001] (numeric/shuffle.py) against the exact layer, closed forms and Table 1 (§11.4, §12.4)."""
+"""Shuffle Gaussian of [001] (numeric/shuffle/shuffle.py) against the exact layer, closed forms and Table 1 (§11.4, §12.4)."""
 from __future__ import annotations
 
 import math
@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 from verialloc.errors import InvalidParameter, UnsupportedRequest
 from verialloc.exact.rdp import allocation_rdp
 from verialloc.mechanisms import Gaussian
-from verialloc.numeric import shuffle as sh
+from verialloc.numeric.shuffle import shuffle as sh
 
 # (σ, n, λ): small and large n, n < λ (partitions with at most n parts), small σ (large exponents)
 EXACT_CASES = [

@@ -10,12 +10,12 @@ from hypothesis import strategies as st
 from verialloc.errors import InvalidParameter, UnsupportedRequest
 from verialloc.exact.quadrature import poisson_delta_quadrature
 from verialloc.mechanisms import Gaussian, Laplace
-from verialloc.numeric.discretize import atomic_pld, discretize
-from verialloc.numeric.loss_law import FiniteLoss, GaussianLoss, loss_law
-from verialloc.numeric.pld import PLD
+from verialloc.numeric.pld.discretize import atomic_pld, discretize
+from verialloc.numeric.pld.loss_law import FiniteLoss, GaussianLoss, loss_law
+from verialloc.numeric.pld.pld import PLD
 from verialloc.testing.assertions import assert_same_pld
 from verialloc.testing.strategies import probability_pairs as discrete_pairs
-from verialloc.numeric.subsample import (
+from verialloc.numeric.pld.subsample import (
     SubsampledLoss, subsample_add, subsample_remove, subsampled_inverse, subsampled_loss,
 )
 

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from verialloc import Config, Gaussian, RandomizedResponse, api
-from verialloc.numeric import summed_gaussian
-from verialloc.numeric.summed_gaussian import REL_MARGIN
+from verialloc.numeric.pld import summed_gaussian
+from verialloc.numeric.pld.summed_gaussian import REL_MARGIN
 
 
 @pytest.mark.parametrize("sigma", [0.5, 1.0, 4.0, 10.0])

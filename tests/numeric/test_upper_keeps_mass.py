@@ -13,7 +13,7 @@ import pytest
 from verialloc import api
 from verialloc.config import Config
 from verialloc.mechanisms import RandomizedResponse
-from verialloc.numeric.accountant import Settings
+from verialloc.numeric.pld.pld_accountant import Settings
 
 CASES = [(Fraction(1), 14, 89), (Fraction(1), 13, 12), (Fraction(1, 10000), 2, 13)]
 

@@ -10,7 +10,7 @@ import mpmath as mp
 import pytest
 
 from verialloc import api, cli
-from verialloc.numeric import accountant as pld_accountant
+from verialloc.numeric.pld import pld_accountant
 from verialloc.result import Bracket
 from verialloc.testing import fuzz as fz
 from verialloc.testing.fuzz.cases import Case, text

@@ -24,7 +24,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..numeric.pld import PLD
+from ..numeric.pld.pld import PLD
 from ..rounding import float_down, float_up, round_down as down, round_up as up
 
 TINY = float(np.finfo(np.float64).smallest_subnormal)

@@ -30,8 +30,8 @@ from ..config import Config
 from ..errors import InvalidParameter, UnsupportedRequest
 from ..exact import accountant as exact_accountant
 from ..mechanisms import FinitePair, Gaussian
-from ..numeric import accountant as pld_accountant
-from ..numeric.accountant import Settings
+from ..numeric.pld import pld_accountant
+from ..numeric.pld.pld_accountant import Settings
 from ..validation import direction as check_direction, positive
 from . import float_error
 from .verdict import Claim, decide

@@ -84,7 +84,7 @@ def _knobs(method: str, given: dict) -> dict:
         if "search_tol" in given:
             out["search_tol"] = float(positive("search-tol", given["search_tol"]))
         return out
-    from ..numeric.accountant import Settings
+    from ..numeric.pld.pld_accountant import Settings
     settings = Settings(**{k: float(positive(k.replace("_", "-"), v)) for k, v in given.items()})
     if method == "analytic":
         from ..numeric.analytic import Options

@@ -11,9 +11,9 @@ from ..config import Config
 from ..errors import UnsupportedRequest
 from ..result import Bracket, max_bracket
 from ..validation import direction as check_direction
-from . import accountant as pld
-from . import analytic_accountant as analytic
-from . import rdp_accountant as rdp_method
+from .analytic import analytic_accountant as analytic
+from .pld import pld_accountant as pld
+from .rdp import rdp_accountant as rdp_method
 
 METHOD = "best"
 #: the combined methods; pld alone takes the accuracy options (settings); pld and analytic report progress

@@ -20,8 +20,8 @@ from ..errors import InvalidParameter
 from ..exact import accountant as exact
 from ..exact.rdp import allocation_rdp
 from ..mechanisms import Gaussian, RandomizedResponse
-from ..numeric import accountant as pld
-from ..numeric import rdp_accountant
+from ..numeric.pld import pld_accountant as pld
+from ..numeric.rdp import rdp_accountant
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..config import Config
 from ..errors import UnsupportedRequest
-from ..numeric.pld import PLD
+from ..numeric.pld.pld import PLD
 from ..result import Bracket
 from ..validation import direction as check_direction
 
@@ -51,7 +51,7 @@ def reference(config: Config, *, epsilon=None, delta=None, direction: str = "rem
               method: str = "auto", pld_settings=None) -> Bracket:
     """verialloc's reference Bracket for δ(ε) or ε(δ): method "exact", "pld", or "auto" (exact when the exact
     layer serves the request, else pld); a Bracket passed as `method` is returned as is (precomputed).
-    `pld_settings`: a `numeric.accountant.Settings` for the pld method."""
+    `pld_settings`: a `numeric.pld.pld_accountant.Settings` for the pld method."""
     from .. import api  # late import: api imports every method module
 
     if isinstance(method, Bracket):

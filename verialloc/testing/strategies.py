@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from ..config import Config
 from ..mechanisms import DiscretePair, Gaussian, Laplace, Mechanism, RandomizedResponse
-from ..numeric.pld import PLD
+from ..numeric.pld.pld import PLD
 
 #: grid of drawn losses, epsilons and mechanism parameters (exact in binary floating point)
 GRID = Fraction(1, 8)

@@ -74,7 +74,7 @@ def compute(spec: dict) -> dict:
 
     options = {}
     if spec["method"] == "pld":
-        from ...numeric.accountant import Settings
+        from ...numeric.pld.pld_accountant import Settings
         options["settings"] = Settings(**spec.get("settings", {}))
     query = api.epsilon if spec["quantity"] == "epsilon" else api.delta
     start = time.perf_counter()

@@ -1,7 +1,8 @@
-"""The random-allocation papers' analytic UPPER bounds on δ(ε), one module per bound (docs/analytic.md).
+"""The random-allocation papers' analytic UPPER bounds on δ(ε), one module per bound (docs/analytic.md); the
+method "analytic" is analytic_accountant. The Poisson ingredient (poisson_profile) comes from the PLD route.
 
-Each module has NAME and `delta(config, epsilon, direction, options) -> BoundValue` for direction remove|add;
-outside its theorem's conditions it raises `UnsupportedRequest` (never a silent value).
+Each bound module (BOUNDS) has NAME and `delta(config, epsilon, direction, options) -> BoundValue` for direction
+remove|add; outside its theorem's conditions it raises `UnsupportedRequest` (never a silent value).
 """
 from . import asymptotic, decomposition, direct_add, recursive, truncated_poisson
 from .base import BoundValue, Options

@@ -6,7 +6,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from ...errors import InvalidParameter, UnsupportedRequest
-from ..accountant import Settings
+from ..pld.pld_accountant import Settings
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,11 @@ import numpy as np
 
 from ...config import Config
 from ...mechanisms import Mechanism
-from ..accountant import Settings
-from ..compose import self_compose
-from ..discretize import discretize_pair
-from ..loss_law import loss_law
-from ..subsample import SubsampledLoss
+from ..pld.pld_accountant import Settings
+from ..pld.compose import self_compose
+from ..pld.discretize import discretize_pair
+from ..pld.loss_law import loss_law
+from ..pld.subsample import SubsampledLoss
 from .base import report
 
 #: relative slack added to float results computed from sound ingredients (rounding of γ, ε shifts, sums)

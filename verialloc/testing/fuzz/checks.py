@@ -44,7 +44,7 @@ def mc_samples(case: Case) -> int:
 
 def method_options(case: Case, method: str) -> tuple[dict, list[str]]:
     """(Python keyword options, the equivalent CLI flags) of a method."""
-    from ...numeric.accountant import Settings
+    from ...numeric.pld.pld_accountant import Settings
 
     if method in ("pld", "best"):
         return {"settings": Settings(loss_step=LOSS_STEP)}, ["--loss-step", f"{LOSS_STEP:g}"]
@@ -268,7 +268,7 @@ def python_snippet(case: Case, methods, claim, budget) -> str:
                     "analytic": "options=Options(pld=Settings(loss_step=0.001))",
                     "mc": f"samples={mc_samples(case)}, seed=1"}.get(name, "")
             if name in ("pld", "best", "analytic"):
-                lines.append("from verialloc.numeric.accountant import Settings")
+                lines.append("from verialloc.numeric.pld.pld_accountant import Settings")
             if name == "analytic":
                 lines.append("from verialloc.numeric.analytic import Options")
             var = name

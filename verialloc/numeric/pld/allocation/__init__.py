@@ -42,13 +42,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from scipy import fft
 
-from ..errors import InternalError, InvalidParameter
-from ..validation import direction as check_direction
-from ..validation import integer
-from .compose import TINY, fft_error_bound
+from ....errors import InternalError, InvalidParameter
+from ....validation import direction as check_direction
+from ....validation import integer
+from ..compose import TINY, fft_error_bound
 from .exp_grid import GridLaw, contract, spread
-from .loss_law import LossLaw
-from .pld import PLD
+from ..loss_law import LossLaw
+from ..pld import PLD
 
 _U = np.finfo(float).eps / 2
 #: smallest grid offset used (below: 0, which is always ≤ min X); far above the subnormal range

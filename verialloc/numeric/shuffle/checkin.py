@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import math
 
-from ..errors import InvalidParameter
-from ..validation import integer, open_unit, positive, to_fraction
+from ...errors import InvalidParameter
+from ...validation import integer, open_unit, positive, to_fraction
 
 
 def biased_sampling_ratio(eps0, q) -> float:

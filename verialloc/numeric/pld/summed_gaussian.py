@@ -16,8 +16,8 @@ import math
 import numpy as np
 from scipy.special import log_ndtr
 
-from ..config import Config
-from ..mechanisms import Gaussian
+from ...config import Config
+from ...mechanisms import Gaussian
 
 #: safety margin on the float64 evaluation of F13 (relative, on δ)
 REL_MARGIN = 1e-6

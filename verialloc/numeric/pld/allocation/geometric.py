@@ -36,13 +36,13 @@ from typing import Callable
 import mpmath as mp
 import numpy as np
 
-from ..errors import InvalidParameter, UnsupportedRequest
-from ..rounding import float_down, float_up
-from ..mechanisms import Mechanism
-from ..validation import direction as check_direction
-from ..validation import integer, open_unit, positive
-from .loss_law import LossLaw, loss_law
-from .pld import PLD
+from ....errors import InvalidParameter, UnsupportedRequest
+from ....rounding import float_down, float_up
+from ....mechanisms import Mechanism
+from ....validation import direction as check_direction
+from ....validation import integer, open_unit, positive
+from ..loss_law import LossLaw, loss_law
+from ..pld import PLD
 
 BOUNDS = ("upper", "lower")
 #: largest grid (points per exp-PLD) accepted: each convolution costs O(n²)

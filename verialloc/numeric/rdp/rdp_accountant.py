@@ -24,12 +24,12 @@ import math
 
 import mpmath as mp
 
-from ..config import Config
-from ..errors import InvalidParameter, UnsupportedRequest
-from ..mechanisms import FinitePair
-from ..result import Bracket, max_bracket
-from ..rounding import exp_up, float_down, float_up, trivial_delta_lower, trivial_epsilon_lower
-from ..validation import digits as check_digits, direction as check_direction, open_unit, real
+from ...config import Config
+from ...errors import InvalidParameter, UnsupportedRequest
+from ...mechanisms import FinitePair
+from ...result import Bracket, max_bracket
+from ...rounding import exp_up, float_down, float_up, trivial_delta_lower, trivial_epsilon_lower
+from ...validation import digits as check_digits, direction as check_direction, open_unit, real
 from .log_moments import MAX_ORDER
 from .rdp_conversion import delta_bound, delta_gap, epsilon_bound, epsilon_gap, fractional_rdp
 from .rdp_logspace import RdpCurve, allocation_rdp_curve, poisson_add_rdp_curve, poisson_rdp_curve

@@ -18,8 +18,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..errors import InvalidParameter, UnsupportedRequest
-from ..validation import direction as check_direction
+from ...errors import InvalidParameter, UnsupportedRequest
+from ...validation import direction as check_direction
 from .loss_law import LossLaw
 from .pld import PLD
 

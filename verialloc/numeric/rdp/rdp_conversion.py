@@ -23,8 +23,8 @@ import math
 
 import numpy as np
 
-from ..errors import InvalidParameter
-from ..rounding import round_up
+from ...errors import InvalidParameter
+from ...rounding import round_up
 from .log_moments import U
 from .rdp_logspace import RdpCurve
 

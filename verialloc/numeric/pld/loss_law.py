@@ -14,8 +14,8 @@ from fractions import Fraction
 import numpy as np
 from scipy import special
 
-from ..mechanisms import FinitePair, Gaussian, Laplace, Mechanism
-from ..errors import InvalidParameter
+from ...mechanisms import FinitePair, Gaussian, Laplace, Mechanism
+from ...errors import InvalidParameter
 
 
 _U = np.finfo(np.float64).eps / 2

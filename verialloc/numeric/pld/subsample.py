@@ -10,8 +10,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..errors import InvalidParameter, UnsupportedRequest
-from ..validation import rate as check_rate
+from ...errors import InvalidParameter, UnsupportedRequest
+from ...validation import rate as check_rate
 from .loss_law import LossLaw
 from .pld import PLD
 

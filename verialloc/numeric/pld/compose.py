@@ -25,8 +25,8 @@ import math
 import numpy as np
 from scipy import fft
 
-from ..errors import InvalidParameter
-from ..validation import integer
+from ...errors import InvalidParameter
+from ...validation import integer
 from .discretize import check_step, check_tail, grid_index, trim, truncate
 from .pld import PLD
 

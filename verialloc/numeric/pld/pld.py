@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..errors import InvalidParameter
+from ...errors import InvalidParameter
 
 _EPS_HALF = np.finfo(np.float64).eps / 2  # unit roundoff u
 

@@ -15,13 +15,13 @@ import math
 
 import mpmath as mp
 
-from ..config import Config
-from ..errors import UnsupportedRequest
-from ..rounding import trivial_epsilon_lower
-from ..result import Bracket, max_bracket
-from ..validation import direction as check_direction, open_unit, real
-from .analytic import BOUNDS, Options
-from .analytic.base import reporting
+from ...config import Config
+from ...errors import UnsupportedRequest
+from ...rounding import trivial_epsilon_lower
+from ...result import Bracket, max_bracket
+from ...validation import direction as check_direction, open_unit, real
+from . import BOUNDS, Options
+from .base import reporting
 
 METHOD = "analytic"
 #: bisection stops when the ε bracket is this narrow (relative)

@@ -27,9 +27,9 @@ import mpmath as mp
 import numpy as np
 from scipy.special import gammaln
 
-from ..errors import InvalidParameter
-from ..mechanisms import FinitePair, Mechanism
-from ..rounding import round_down, round_up
+from ...errors import InvalidParameter
+from ...mechanisms import FinitePair, Mechanism
+from ...rounding import round_down, round_up
 from .log_moments import MAX_ORDER, U, LogMoments, log_moments
 
 

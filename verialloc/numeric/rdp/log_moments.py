@@ -23,8 +23,8 @@ import mpmath as mp
 import numpy as np
 from scipy.special import logsumexp
 
-from ..errors import InvalidParameter, UnsupportedRequest
-from ..mechanisms import FinitePair, Gaussian, Laplace, Mechanism
+from ...errors import InvalidParameter, UnsupportedRequest
+from ...mechanisms import FinitePair, Gaussian, Laplace, Mechanism
 
 #: unit round-off of float64
 U = 2.0**-53

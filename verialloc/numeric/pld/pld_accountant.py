@@ -4,11 +4,11 @@ Pipeline per direction (remove, add) and bound (upper, lower):
 * Poisson: the exact subsampled loss law (F47, E16) → pair-preserving discretization on {k·Δ} (second order:
   connect-the-dots spread / contraction, F2, F8; discretize_pair) → t·E-fold composition (F48, exponentiation by
   squaring);
-* allocation, k = 1: the convex-order allocation PLDs (numeric.allocation; F23–F26) → E-fold composition;
+* allocation, k = 1: the convex-order allocation PLDs (pld.allocation; F23–F26) → E-fold composition;
 * allocation, k > 1: upper from the ⌊t/k⌋ reduction composed k·E times (F27, an upper bound only); lower from
   k = 1 composed E times, valid because the profile is non-decreasing in k (F30) and domination survives
   composition (F8); at k = t the pair is the (t·E)-fold composition itself, so both ends come from it;
-* Gaussian allocation: the lower end is also at least that of the summed-output Gaussian (numeric.summed_gaussian,
+* Gaussian allocation: the lower end is also at least that of the summed-output Gaussian (pld.summed_gaussian,
   a post-processing), which is tight at k = t and dominates the k = 1 lower bound once k ≳ √t.
 `direction="both"` is the maximum over the two directions (F3).
 """
@@ -19,15 +19,15 @@ from dataclasses import dataclass, replace
 
 import mpmath as mp
 
-from ..config import Config
-from ..errors import InternalError, InvalidParameter, UnsupportedRequest
-from ..result import Bracket, max_bracket
-from ..rounding import trivial_epsilon_lower
-from ..validation import direction as check_direction, open_unit, real
+from ...config import Config
+from ...errors import InternalError, InvalidParameter, UnsupportedRequest
+from ...result import Bracket, max_bracket
+from ...rounding import trivial_epsilon_lower
+from ...validation import direction as check_direction, open_unit, real
 from .allocation import allocation
+from .allocation.geometric import allocation_pld_geometric
 from .compose import self_compose
 from .discretize import discretize_pair, regrid
-from .geometric import allocation_pld_geometric
 from .loss_law import loss_law
 from .pld import PLD
 from . import summed_gaussian

@@ -27,10 +27,10 @@ import numpy as np
 from scipy.special import gammaln, logsumexp
 from scipy.stats import binom
 
-from ..errors import InvalidParameter, UnsupportedRequest
-from ..result import Bracket
-from ..validation import integer, open_unit, positive, rate as check_rate
-from .rdp_conversion import epsilon_f18
+from ...errors import InvalidParameter, UnsupportedRequest
+from ...result import Bracket
+from ...validation import integer, open_unit, positive, rate as check_rate
+from ..rdp.rdp_conversion import epsilon_f18
 
 METHOD = "shuffle-rdp"
 #: largest number of partitions of λ enumerated (λ = 60 has 966,467)

@@ -1,7 +1,7 @@
 """Method "mc": Monte Carlo *estimates* of δ(ε) and ε(δ) for Gaussian 1-out-of-t allocation (F25, E12).
 
 The brackets are confidence intervals (error_kind "statistical", details["certified"] = False), never bounds:
-they hold with probability ≥ `confidence` over the random draws (see numeric.montecarlo for the assumptions).
+they hold with probability ≥ `confidence` over the random draws (see montecarlo.py for the assumptions).
 Directions: remove and add are estimated separately (F25); "both" is the max over the two (F3), each direction
 estimated at confidence 1 − (1 − confidence)/2 so that the max holds jointly at `confidence` (union bound).
 Supported: Gaussian mechanism, allocation, k = 1, one epoch. Cost ∝ samples·t; default samples = 1e7/t clamped
@@ -14,12 +14,12 @@ import math
 import mpmath as mp
 import numpy as np
 
-from ..config import Config
-from ..errors import InvalidParameter, UnsupportedRequest
-from ..mechanisms import Gaussian
-from ..rounding import trivial_epsilon_lower
-from ..result import Bracket, max_bracket
-from ..validation import direction as check_direction, integer, open_unit, real
+from ...config import Config
+from ...errors import InvalidParameter, UnsupportedRequest
+from ...mechanisms import Gaussian
+from ...rounding import trivial_epsilon_lower
+from ...result import Bracket, max_bracket
+from ...validation import direction as check_direction, integer, open_unit, real
 from . import montecarlo as mc
 
 METHOD = "mc"
