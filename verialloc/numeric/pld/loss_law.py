@@ -29,7 +29,7 @@ class LossLaw(ABC):
     Accuracy contract (issue #10 item 10): every float64 value v of cdf_p, sf_p, cdf_q, sf_q at y is within
     eval_rtol(y)·v + eval_abs of the exact value for the mechanism's exact parameters. Each law states its bound
     and how it is derived (closed-form routines: their published or measured accuracy, re-measured against mpmath
-    by tests/numeric/test_eval_accuracy.py; sums: exact rational accumulation).
+    by tests/numeric/pld/test_eval_accuracy.py; sums: exact rational accumulation).
     """
 
     #: P(Q = 0): loss +inf under P
