@@ -16,8 +16,7 @@ from verialloc.errors import InvalidParameter
 from verialloc.exact.discrete_profiles import allocation_pair, discrete_delta, discrete_epsilon
 from verialloc.exact.quadrature import allocation_delta_quadrature
 from verialloc.mechanisms import DiscretePair, Gaussian, Laplace, RandomizedResponse
-from verialloc.numeric.pld import allocation as alloc
-from verialloc.numeric.pld.allocation import allocation, allocation_delta, allocation_plds
+from verialloc.numeric.pld.allocation import allocation, allocation_delta, allocation_plds, convolution, tail_accurate
 from verialloc.numeric.pld.allocation.exp_grid import _merge, contract, spread
 from verialloc.numeric.pld.loss_law import FiniteLoss, GaussianLoss, loss_law
 
@@ -305,9 +304,9 @@ def test_convolution_error_bounds_hold(sizes, monkeypatch):
     a = rng.lognormal(-3, 2, na) * np.exp(-np.linspace(0, 40, na))
     b = None if nb is None else rng.lognormal(-2, 1.5, nb) * np.exp(-np.linspace(0, 25, nb) ** 1.2)
     exact = np.convolve(a.astype(np.longdouble), (a if b is None else b).astype(np.longdouble))
-    for split_work in (alloc.SPLIT_WORK, 0):
-        monkeypatch.setattr(alloc, "SPLIT_WORK", split_work)
-        c, rel, err = alloc._convolve(a, b)
+    for split_work in (convolution.SPLIT_WORK, 0):
+        monkeypatch.setattr(convolution, "SPLIT_WORK", split_work)
+        c, rel, err = convolution._convolve(a, b)
         excess = np.maximum(np.abs(c - exact) - rel * exact, 0)
         assert float(excess.sum()) <= err
         assert err <= 1e-9 * float(exact.sum())
@@ -375,8 +374,8 @@ def test_tail_convolution_is_directed_and_keeps_tail_sums(case, block, direct_pa
     one is dominated entry by entry (up to the returned rounding factor), also with tilted transforms alone
     (DIRECT_PAIRS = 0); with the direct fallback both keep every tail sum (upper and lower tails) to within
     10ρ plus the floor. A small BLOCK puts the heavy tail across many blocks (pruning, tilts, direct fallback)."""
-    monkeypatch.setattr(alloc, "BLOCK", block)
-    monkeypatch.setattr(alloc, "DIRECT_PAIRS", direct_pairs)
+    monkeypatch.setattr(tail_accurate, "BLOCK", block)
+    monkeypatch.setattr(tail_accurate, "DIRECT_PAIRS", direct_pairs)
     n, rho, floor = 9000, 1e-7, 1e-60
     x, y = heavy_tail(n, 6.5), heavy_tail(n - 1000, 6.8)
     if case == "square":
@@ -387,8 +386,8 @@ def test_tail_convolution_is_directed_and_keeps_tail_sums(case, block, direct_pa
         x, y = np.where(np.arange(n) % 7 == 3, x, 0.0), np.where(np.arange(n - 1000) % 7 == 5, y, 0.0)
     other = x if y is None else y
     exact = np.convolve(x.astype(np.longdouble), other.astype(np.longdouble))
-    upper, rel_u = alloc._convolve_tail(x, y, alloc._Tail(True, rho, floor), exact.size)
-    lower, rel_l = alloc._convolve_tail(x, y, alloc._Tail(False, rho, floor), exact.size)
+    upper, rel_u = tail_accurate._convolve_tail(x, y, tail_accurate._Tail(True, rho, floor), exact.size)
+    lower, rel_l = tail_accurate._convolve_tail(x, y, tail_accurate._Tail(False, rho, floor), exact.size)
     assert np.all(exact <= upper * (1 + rel_u)) and np.all(lower <= exact * (1 + rel_l))
     if direct_pairs:
         for tails in (lambda a: np.cumsum(a[::-1])[::-1], np.cumsum):
