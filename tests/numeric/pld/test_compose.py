@@ -14,7 +14,8 @@ from verialloc.mechanisms import RandomizedResponse
 from verialloc.mechanisms.gaussian import gaussian_delta
 from verialloc.numeric.pld import compose as C
 from verialloc.numeric.pld.compose import compose, convolve, fft_error_bound, self_compose
-from verialloc.numeric.pld.discretize import atomic_pld, discretize, regrid
+from verialloc.numeric.pld.discretize import atomic_pld, discretize
+from verialloc.numeric.pld.grid import regrid
 from verialloc.numeric.pld.loss_law import GaussianLoss, loss_law
 from verialloc.numeric.pld.pld import PLD
 from verialloc.numeric.pld.subsample import SubsampledLoss

@@ -17,7 +17,8 @@ from verialloc.exact.discrete_profiles import discrete_delta
 from verialloc.exact.quadrature import poisson_delta_quadrature
 from verialloc.mechanisms import DiscretePair, Gaussian, Laplace, RandomizedResponse
 from verialloc.numeric.pld.compose import self_compose
-from verialloc.numeric.pld.discretize import atomic_pld, discretize, discretize_pair, grid_index, regrid, truncate
+from verialloc.numeric.pld.discretize import atomic_pld, discretize, discretize_pair
+from verialloc.numeric.pld.grid import grid_index, regrid, truncate
 from verialloc.numeric.pld.loss_law import FiniteLoss, GaussianLoss, loss_law
 from verialloc.numeric.pld.pld import PLD
 from verialloc.numeric.pld.subsample import SubsampledLoss

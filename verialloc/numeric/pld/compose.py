@@ -27,7 +27,7 @@ from scipy import fft
 
 from ...errors import InvalidParameter
 from ...validation import integer
-from .discretize import check_step, check_tail, grid_index, trim, truncate
+from .grid import check_step, check_tail, grid_index, trim, truncate
 from .pld import PLD
 
 U = np.finfo(np.float64).eps / 2

@@ -1,4 +1,5 @@
-"""Loss laws and PLDs on the uniform grid {k·step} (F6, F10, F49, F53 Alg. 6 with E15, I21).
+"""Loss laws discretized on the uniform grid {k·step} (F6, F10, F49, F53 Alg. 6 with E15, I21); the grid
+operations on PLDs (`regrid`, `truncate`, `trim`) are in grid.
 
 The variable is X = ℓ under P ("remove", F6) or X = −ℓ under Q ("add", = L_{Q,P}). Grid point k is the float
 k·step, so PLDs built with the same step compose without re-rounding.
@@ -14,70 +15,18 @@ from __future__ import annotations
 
 import bisect
 import math
-from dataclasses import replace
 
 import numpy as np
 
-from ...errors import InvalidParameter, UnsupportedRequest
+from ...errors import InvalidParameter
 from ...validation import direction as check_direction
+from .grid import _grid_size_check, check_bound, check_step, check_tail, trim
 from .loss_law import LossLaw
 from .pld import PLD
 
 _U = np.finfo(np.float64).eps / 2  # unit roundoff
-
-#: Largest grid a discretization or regrid may produce.
-MAX_GRID = 50_000_000
-BOUNDS = ("upper", "lower")
 #: discretize_pair keeps its grid within [−MAX_PAIR_LOSS, MAX_PAIR_LOSS] (float64 range of e^{±g})
 MAX_PAIR_LOSS = 700.0
-
-
-def check_step(step) -> float:
-    step = float(step)
-    if not (np.isfinite(step) and step > 0):
-        raise InvalidParameter("step", step, "must be a finite number > 0")
-    return step
-
-
-def check_tail(tail) -> float:
-    tail = float(tail)
-    if not 0 <= tail < 0.5:
-        raise InvalidParameter("tail", tail, "must lie in [0, 0.5)")
-    return tail
-
-
-def check_bound(bound: str) -> str:
-    if bound not in BOUNDS:
-        raise InvalidParameter("bound", bound, "must be one of " + "|".join(BOUNDS))
-    return bound
-
-
-def grid_index(losses: np.ndarray, step: float, rounding: str) -> np.ndarray:
-    """Integer k of the grid point k·step nearest to each loss in the given rounding ("up", "down", "snap").
-
-    "up": smallest k with k·step ≥ loss (as floats); "down": largest k with k·step ≤ loss; "snap": the k whose
-    grid float is within a relative 1e-12·max(1, |k|) of the loss (values built on the grid), else an error.
-    """
-    ratio = losses / step
-    if rounding == "snap":
-        k = np.rint(ratio)
-        if np.any(np.abs(losses - k * step) > 1e-12 * step * np.maximum(1.0, np.abs(k))):
-            raise InvalidParameter("step", step, "the PLD values are not integer multiples of this grid step")
-        return k.astype(np.int64)
-    k = np.ceil(ratio) if rounding == "up" else np.floor(ratio)
-    if rounding == "up":  # fix the rounding of the division so that k·step is the first grid float ≥ loss
-        k = np.where(k * step < losses, k + 1, k)
-        k = np.where((k - 1) * step >= losses, k - 1, k)
-    else:
-        k = np.where(k * step > losses, k - 1, k)
-        k = np.where((k + 1) * step <= losses, k + 1, k)
-    return k.astype(np.int64)
-
-
-def _grid_size_check(k_lo: int, k_hi: int, step: float) -> None:
-    if k_hi - k_lo + 1 > MAX_GRID:
-        raise UnsupportedRequest("step", step,
-                                 f"the grid would have {k_hi - k_lo + 1} points; at most {MAX_GRID} are supported")
 
 
 class _Variable:
@@ -419,59 +368,3 @@ def atomic_pld(law: LossLaw, direction: str) -> PLD:
     if abs(total - 1.0) > 1e-12:
         raise InvalidParameter("law", law, f"is not purely atomic (atoms carry mass {total!r}); use discretize")
     return PLD(var.values, var.masses, inf_mass=var.inf_mass, bound="exact")
-
-
-def regrid(pld: PLD, step, bound: str) -> PLD:
-    """Re-round `pld` onto {k·step}: up for "upper", down for "lower" (F10, F49); atoms and bookkeeping carried.
-
-    An "exact" input may go either way; an upper (lower) input can only be regridded upward (downward).
-    """
-    step, bound = check_step(step), check_bound(bound)
-    if pld.bound not in ("exact", bound):
-        raise InvalidParameter("bound", bound, f"a {pld.bound} PLD can only be regridded in its own direction")
-    if pld.losses.size == 0:
-        return replace(pld, bound=bound)
-    k = grid_index(pld.losses, step, "up" if bound == "upper" else "down")
-    _grid_size_check(int(k[0]), int(k[-1]), step)
-    uniq, index = np.unique(k, return_inverse=True)
-    masses = np.bincount(index, weights=pld.masses, minlength=uniq.size)
-    return replace(pld, losses=uniq.astype(np.float64) * step, masses=masses, bound=bound)
-
-
-def truncate(pld: PLD, tail) -> PLD:
-    """Cut the finite tails holding at most `tail` mass each, in the PLD's safe direction (F54 "additional truncation").
-
-    upper: top tail → +inf (added to `truncated`), bottom tail → the lowest kept point (rounded up);
-    lower: bottom tail dropped (added to `truncated`), top tail → the highest kept point (rounded down).
-    The moved masses are summed directly. An exact PLD only accepts tail = 0 (no direction to move mass in).
-    """
-    tail = check_tail(tail)
-    if tail == 0 or pld.masses.size <= 1:
-        return pld
-    if pld.bound == "exact":
-        raise InvalidParameter("tail", tail, "an exact PLD has no safe direction; use PLD.with_bound first")
-    m = pld.masses
-    n_top = int(np.searchsorted(np.cumsum(m[::-1]), tail, side="right"))
-    n_bottom = int(np.searchsorted(np.cumsum(m), tail, side="right"))
-    n_top = min(n_top, m.size - 1)
-    n_bottom = min(n_bottom, m.size - 1 - n_top)
-    if n_top == 0 and n_bottom == 0:
-        return pld
-    lo, hi = n_bottom, m.size - n_top
-    kept = m[lo:hi].copy()
-    top, bottom = float(np.sum(m[hi:])), float(np.sum(m[:lo]))
-    if pld.bound == "upper":
-        kept[0] += bottom
-        return replace(pld, losses=pld.losses[lo:hi], masses=kept, inf_mass=pld.inf_mass + top,
-                       truncated=pld.truncated + top)
-    kept[-1] += top
-    return replace(pld, losses=pld.losses[lo:hi], masses=kept, truncated=pld.truncated + bottom)
-
-
-def trim(pld: PLD) -> PLD:
-    """Drop zero masses at both ends of the grid (interior zeros stay, keeping the grid dense)."""
-    nz = np.flatnonzero(pld.masses)
-    lo, hi = (nz[0], nz[-1] + 1) if nz.size else (0, 0)
-    if lo == 0 and hi == pld.masses.size:
-        return pld
-    return replace(pld, losses=pld.losses[lo:hi], masses=pld.masses[lo:hi])

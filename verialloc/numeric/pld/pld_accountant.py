@@ -27,7 +27,8 @@ from ...validation import direction as check_direction, open_unit, real
 from .allocation import allocation
 from .allocation.geometric import allocation_pld_geometric
 from .compose import self_compose
-from .discretize import discretize_pair, regrid
+from .discretize import discretize_pair
+from .grid import regrid
 from .loss_law import loss_law
 from .pld import PLD
 from . import summed_gaussian
