@@ -2,7 +2,7 @@
 
 References are exact: loss laws of finite pairs enumerated with Fractions (a loss is kept as its likelihood
 ratio, see `_enum`), sympy for the symbolic counterexamples, mpmath sums for geometric grids. E14–E16 run
-the project's float64 implementations (`verialloc.numeric.pld.allocation.geometric`,
+the project's float64 implementations (`verialloc.numeric.pld.allocation.geometric_conv`,
 `verialloc.numeric.pld.subsample`) against those references; each printed variant is re-implemented locally
 (a few lines) to show that it fails.
 """
@@ -17,7 +17,7 @@ import mpmath as mp
 import numpy as np
 import sympy as sp
 
-from verialloc.numeric.pld.allocation.geometric import GeometricDist, conv, self_conv
+from verialloc.numeric.pld.allocation.geometric_conv import GeometricDist, conv, self_conv
 from verialloc.numeric.pld.pld import PLD
 from verialloc.numeric.pld.subsample import subsample_add, subsample_remove
 

@@ -17,10 +17,9 @@ from verialloc.errors import InvalidParameter, UnsupportedRequest
 from verialloc.exact.discrete_profiles import allocation_pair, discrete_delta
 from verialloc.exact.quadrature import allocation_delta_quadrature
 from verialloc.mechanisms import DiscretePair, Gaussian, Laplace, RandomizedResponse
-from verialloc.numeric.pld.allocation import geometric
-from verialloc.numeric.pld.allocation.geometric import (
-    GeometricDist, LossVariable, allocation_pld_geometric, conv, disc_dist, self_conv,
-)
+from verialloc.numeric.pld.allocation import geometric_conv
+from verialloc.numeric.pld.allocation.geometric import LossVariable, allocation_pld_geometric, disc_dist
+from verialloc.numeric.pld.allocation.geometric_conv import GeometricDist, conv, self_conv
 from verialloc.numeric.pld.loss_law import loss_law
 
 SHIFT = 1e-9
@@ -173,13 +172,13 @@ def test_conv_rejects_unequal_grids():
 
 def counting(monkeypatch):
     calls = []
-    original = geometric.conv
+    original = geometric_conv.conv
 
     def counted(a, b, bound):
         calls.append(bound)
         return original(a, b, bound)
 
-    monkeypatch.setattr(geometric, "conv", counted)
+    monkeypatch.setattr(geometric_conv, "conv", counted)
     return calls
 
 

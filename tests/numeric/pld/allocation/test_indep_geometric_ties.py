@@ -21,7 +21,7 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from verialloc.numeric.pld.allocation.geometric import GeometricDist, conv
+from verialloc.numeric.pld.allocation.geometric_conv import GeometricDist, conv
 
 N = 7
 
