@@ -19,6 +19,10 @@ Models (n = number of composed copies: t·E for Poisson, k·E for allocation; N 
   the mean, variance and span of one copy's privacy loss; memory BYTES_PER_POINT·N.
 * mc: C_MC per matrix entry (samples·t), 16 bytes per sample plus the 4e6-entry chunk.
 * rdp (float64): orders up to 10⁴, C_RDP·N_α² (bounded by the method itself).
+
+Why this module is long: it is one model. The per-method estimates and the checks share the constants
+calibrated together above, and the checks re-run the estimates to name the nearest setting that fits; split
+apart, each constant would sit away from one of its two users.
 """
 from __future__ import annotations
 
