@@ -10,15 +10,3 @@ def test_every_package_folder_has_an_init():
             if any(folder.glob("*.py")):
                 assert (folder / "__init__.py").exists(), f"{folder} lacks __init__.py"
 
-
-def test_exact_layer_never_imports_numeric():
-    """Architecture: data flows mechanism → (exact | numeric); the exact layer is the independent reference."""
-    for path in (ROOT / "verialloc" / "exact").rglob("*.py"):
-        text = path.read_text()
-        assert "numeric" not in "".join(line for line in text.splitlines() if line.lstrip().startswith(("import", "from"))), path
-
-
-def test_numeric_layer_never_imports_exact():
-    for path in (ROOT / "verialloc" / "numeric").rglob("*.py"):
-        text = path.read_text()
-        assert ".exact" not in "".join(line for line in text.splitlines() if line.lstrip().startswith(("import", "from"))), path

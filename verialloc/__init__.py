@@ -1,6 +1,7 @@
 """verialloc: certified privacy accounting for random allocation, Poisson subsampling and composition.
 
-Layers (data flows one way): mechanisms -> exact | numeric -> certify/audit -> interfaces (api, cli, testing).
+Floors, lowest first; a module imports only from its own floor or lower ones (docs/architecture.md):
+foundation (mechanisms, config, errors, …) -> exact | numeric -> api, cost -> certify, audit, stability -> cli, testing.
 """
 from . import api
 from .config import Config
