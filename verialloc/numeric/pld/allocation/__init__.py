@@ -259,7 +259,7 @@ def allocation_plds(law: LossLaw, steps, *, epsilon_max: float = 0.0, grid_step:
 
 #: planning (`_moments`, `_support`) only looks at losses up to this: e^ℓ stays finite in float64, and a single-step
 #: tail beyond it cannot be held by any window (nor by the geometric fallback's grid), so it does not reduce the
-#: window; that mass goes to the top bin (upper: +inf) or to `_extreme_atoms` (lower)
+#: window; that mass goes to the top bin (upper: +inf) or to `readout._extreme_atoms` (lower)
 _PLAN_LOSS = 300.0
 
 

@@ -164,7 +164,7 @@ def contract(law: LossLaw, h: float, top: int, offset: float = 0.0) -> GridLaw:
     high_losses = high_masses = np.empty(0)
     if values.size:
         # atoms beyond float64 in X (ℓ > ln h + HIGH_LOSS, above any top bin) or below it (X rounds to 0 but
-        # ℓ > −inf): left out of the law (a sub-pair: dominated in both directions), kept aside for `_pld`
+        # ℓ > −inf): left out of the law (a sub-pair: dominated in both directions), kept aside for `readout._pld`
         high, low = values > high_cut, x_at <= 0
         high_losses, high_masses = values[high], p_at[high]
         if np.any(low):
