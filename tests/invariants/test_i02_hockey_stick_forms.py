@@ -7,7 +7,7 @@ Production code under test (each computes ONE form; the test evaluates the OTHER
 at 50 digits, from the masses / densities):
 
 * `api.delta(..., method="exact")` on a finite pair (steps = 1): the exact layer's Σ[A − κB]_+;
-* `numeric.pld.PLD.delta` on the atomic PLD of that pair: the functional E[(1 − κe^{−L})_+] + f(+∞);
+* `numeric.pld.pld.PLD.delta` on the atomic PLD of that pair: the functional E[(1 − κe^{−L})_+] + f(+∞);
 * `Gaussian.delta` / `Laplace.delta` (closed forms F13 and the Laplace profile), both directions, against the
   tail-integral form of the loss law derived here from the densities (quadrature) and the E_Q form.
 
@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from verialloc import Config, DiscretePair, Gaussian, Laplace, api
-from verialloc.numeric.pld import PLD
+from verialloc.numeric.pld.pld import PLD
 from verialloc.testing.strategies import probability_pairs
 
 DPS = 50

@@ -23,7 +23,7 @@ import mpmath as mp
 from hypothesis import given, settings, strategies as st
 
 from verialloc import Config, DiscretePair
-from verialloc.numeric.accountant import Settings
+from verialloc.numeric.pld.pld_accountant import Settings
 from verialloc.numeric.analytic import Options, decomposition
 from verialloc.testing import brute_force as bf
 from verialloc.testing.strategies import probability_pairs

@@ -20,7 +20,7 @@ import mpmath as mp
 import pytest
 
 from verialloc import Config, Gaussian, RandomizedResponse, api
-from verialloc.numeric.accountant import Settings
+from verialloc.numeric.pld.pld_accountant import Settings
 from verialloc.numeric.analytic import Options, truncated_poisson
 
 DPS = 40

@@ -13,8 +13,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from verialloc.numeric import allocation as alloc
-from verialloc.numeric.allocation import _combine, _Node
+from verialloc.numeric.pld.allocation import convolution
+from verialloc.numeric.pld.allocation.squaring import _combine, _Node
 
 H = 0.125
 
@@ -47,7 +47,7 @@ CASES = [("flat", 40), ("flat", 300), ("peaked", 300)]
 def test_combine_error_within_its_reported_budget(path, kind, n, square, monkeypatch):
     """Would catch: a γ_n factor too small in the direct path, an FFT bound not added, a cut mass not recorded."""
     for name, value in PATHS[path].items():
-        monkeypatch.setattr(alloc, name, value)
+        monkeypatch.setattr(convolution, name, value)
     rng = np.random.default_rng(n + square)
     xa = _arrays(kind, n, rng)
     ya = xa if square else _arrays(kind, n, rng)

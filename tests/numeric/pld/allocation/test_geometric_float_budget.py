@@ -11,7 +11,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from verialloc.numeric.geometric import GeometricDist, conv
+from verialloc.numeric.pld.allocation.geometric_conv import GeometricDist, conv
 
 
 def _dist(rng, n, log_start, step, zero=0.0, inf=0.0):

@@ -11,8 +11,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from verialloc.numeric.allocation import _Node, _pld
-from verialloc.numeric.exp_grid import GridLaw
+from verialloc.numeric.pld.allocation.exp_grid import GridLaw
+from verialloc.numeric.pld.allocation.readout import _pld
+from verialloc.numeric.pld.allocation.squaring import _Node
 
 REL = 0.05
 H, T = 0.25, 4
