@@ -129,7 +129,7 @@ def test_epsilon_near_a_steep_atom_is_certified(losses, masses, fraction):
     """Targets whose crossing sits just below a large loss, where δ changes by ~1e−13 relative per ulp of ε — far
     more than the evaluation's relative error — so returning the inner end of the last bisection interval (ε with
     δ(ε) above the target) fails the exact check. PLDs built by hand (float_error 0 and 1e−18), both bounds."""
-    from verialloc.numeric.pld import PLD
+    from verialloc.numeric.pld.pld import PLD
     top = losses[-1]
     for float_error in (0.0, 1e-18):
         for bound, check in (("upper", check_upper), ("lower", check_lower)):
