@@ -23,7 +23,7 @@ from fractions import Fraction
 import pytest
 
 from verialloc import Config, Gaussian, RandomizedResponse, api
-from verialloc.numeric.accountant import Settings
+from verialloc.numeric.pld.pld_accountant import Settings
 from verialloc.numeric.analytic import Options, decomposition
 
 log = logging.getLogger("verialloc.invariants")

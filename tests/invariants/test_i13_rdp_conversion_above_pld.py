@@ -8,7 +8,7 @@ Production code under test:
   printed form min_α e^{(α−1)(ρ_α − ε)}(1 − 1/α)^α/(α − 1), must be ≥ the exact profile (formulas.md §12.1, t = 2)
   and ≥ the pld method's lower end (t = 100).
 References: the pld method's lower bracket ends (another method's opposite bound), the §12.1 table, and F18 written
-out here (independent of `numeric.rdp_conversion`).
+out here (independent of `numeric.rdp.rdp_conversion`).
 
 Bugs it catches: an F18 conversion that drops a term or divides ln(1/δ) by α instead of α − 1 (ε too small), an RDP
 curve for the wrong number of steps (more steps ⇒ smaller allocation RDP), an exact RDP that is too small (e.g.
@@ -20,7 +20,7 @@ import mpmath as mp
 import pytest
 
 from verialloc import Config, Gaussian, api
-from verialloc.numeric.accountant import Settings
+from verialloc.numeric.pld.pld_accountant import Settings
 
 PLD_SETTINGS = Settings(loss_step=1e-3)
 #: (σ, t, δ, ε): the grid, one ε(δ) and one δ(ε) query per point (each pld query costs about a second); at t ≤ 2

@@ -2,10 +2,10 @@
 N(μ, 2μ), μ = 1/(2σ²), and E[e^{−L}] = 1.
 
 (The general identities D(L_{P,Q}) = L_{Q,P} and D(D(L)) = L on finite pairs are asserted in
-tests/properties/test_prop_exact_identities.py and tests/numeric/test_pld.py; this file covers the Gaussian part.)
+tests/properties/test_prop_exact_identities.py and tests/numeric/pld/test_pld.py; this file covers the Gaussian part.)
 
-Production code under test: the Gaussian loss law `numeric.loss_law.loss_law(Gaussian(σ))` (the four tail functions
-every numeric route reads), `numeric.discretize.discretize_pair` in the remove and add directions, and the exact
+Production code under test: the Gaussian loss law `numeric.pld.loss_law.loss_law(Gaussian(σ))` (the four tail functions
+every numeric route reads), `numeric.pld.discretize.discretize_pair` in the remove and add directions, and the exact
 layer's `api.delta` in both directions. References: N(μ, 2μ) written out in mpmath; the dual's defining relation
 f_D(l) = f_L(−l)e^{l} checked on the production law's densities by finite differences of its CDFs; the remove
 results as the reference for the add results (self-duality says they coincide).
@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 from verialloc import Config, Gaussian, api
-from verialloc.numeric.discretize import discretize_pair
-from verialloc.numeric.loss_law import loss_law
+from verialloc.numeric.pld.discretize import discretize_pair
+from verialloc.numeric.pld.loss_law import loss_law
 
 SIGMAS = [Fraction(1, 2), Fraction(1), Fraction(3)]
 

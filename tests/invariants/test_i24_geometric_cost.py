@@ -6,7 +6,7 @@ Thm 4.6 (3): runtime O((IQR_{β/t}/α)² log³ t) — the grid has n0 = ⌈IQR_{
 Wall time is not asserted (timed assertions are flaky under load); the deterministic cost drivers that verialloc
 reports are: `GeometricReport.grid_size` (n0) and `.convolutions`.
 
-Production code under test: `numeric.geometric.allocation_pld_geometric` (its report). References: n0 from the
+Production code under test: `numeric.pld.allocation.geometric.allocation_pld_geometric` (its report). References: n0 from the
 Gaussian PLD's quantiles N(μ, 2μ) at β/t in mpmath (F15, Alg. 6: q(1 − β') − q(β') over α'), and the number of
 convolutions of exponentiation by squaring written out here: remove (Alg. 1) the (t − 1)-fold self-convolution plus
 one, add (Alg. 2) the t-fold, each (bit length − 1) squarings + (popcount − 1) products.
@@ -20,7 +20,7 @@ import mpmath as mp
 import pytest
 
 from verialloc import Gaussian
-from verialloc.numeric.geometric import allocation_pld_geometric
+from verialloc.numeric.pld.allocation.geometric import allocation_pld_geometric
 
 BETA = 1e-9
 

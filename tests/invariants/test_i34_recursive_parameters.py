@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from verialloc import Config, DiscretePair, Gaussian, RandomizedResponse, api
-from verialloc.numeric.accountant import Settings
+from verialloc.numeric.pld.pld_accountant import Settings
 from verialloc.numeric.analytic import Options, recursive
 from verialloc.testing import brute_force as bf
 from verialloc.testing.strategies import probability_pairs

@@ -2,7 +2,7 @@
 is an equality — Poisson with rate k/t over t steps IS the k-fold composition of Poisson with rate k/t over t/k steps.
 
 (The first part of I35, F27's bound ≥ the exact k-out-of-t profile for k | t, is asserted per method in
-tests/numeric/test_analytic_bounds.py::test_k_and_epochs_compose_above_exact, tests/numeric/test_rdp_accountant.py::
+tests/numeric/analytic/test_analytic_bounds.py::test_k_and_epochs_compose_above_exact, tests/numeric/rdp/test_rdp_accountant.py::
 test_k_allocation_bracket_contains_brute_force and tests/properties/test_prop_domination.py (allocation, any k).)
 
 Production code under test: `api.delta` with method "exact" on `Config(mech, "poisson", steps=t, rate=k/t)` (the
@@ -20,7 +20,7 @@ import mpmath as mp
 import pytest
 
 from verialloc import Config, DiscretePair, api
-from verialloc.numeric.accountant import Settings
+from verialloc.numeric.pld.pld_accountant import Settings
 from verialloc.testing import brute_force as bf
 
 PAIRS = [([Fraction(1, 2), Fraction(1, 3), Fraction(1, 6)], [Fraction(1, 6), Fraction(1, 3), Fraction(1, 2)]),

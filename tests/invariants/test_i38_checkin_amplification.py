@@ -2,10 +2,10 @@
 and monotonicity of the printed (closed) forms: increasing in ε0 (and w_max), decreasing in m (resp. n).
 
 (F68 ≤ 7·w·ε0·sqrt(ln(1/δ)/m) on a grid including m = 1, and F68's closed-form monotonicity, are asserted in
-tests/numeric/test_checkin.py; this file adds the values against an independent evaluation and the F74 part.)
+tests/numeric/shuffle/test_checkin.py; this file adds the values against an independent evaluation and the F74 part.)
 
-Production code under test: `numeric.checkin.replacement_epsilon` (F68, closed form and composed = F65 on the per-step
-ε_i) and `numeric.checkin.swapping_epsilon` (F74, closed form and composed). References: the printed formulas of
+Production code under test: `numeric.shuffle.checkin.replacement_epsilon` (F68, closed form and composed = F65 on the per-step
+ε_i) and `numeric.shuffle.checkin.swapping_epsilon` (F74, closed form and composed). References: the printed formulas of
 formulas.md §8 evaluated here in mpmath at 30 digits —
     F68: ε = w²e^{ε0}(e^{ε0} − 1)²/(2m) + w(e^{ε0} − 1)·sqrt(2e^{ε0} ln(1/δ)/m),
     F74: ε = e^{3ε0}(e^{ε0} − 1)²/(2n) + e^{3ε0/2}(e^{ε0} − 1)·sqrt(2 ln(1/δ)/n),
@@ -20,7 +20,7 @@ import math
 import mpmath as mp
 from hypothesis import given, settings, strategies as st
 
-from verialloc.numeric import checkin as ci
+from verialloc.numeric.shuffle import checkin as ci
 
 eps0s = st.sampled_from([0.05, 0.2, 0.5, 1.0, 1.7, 3.0])
 deltas = st.sampled_from([1e-2, 1e-5, 1e-9, 1e-15])

@@ -5,7 +5,7 @@ F59: ε^SSG ≥ 0, non-decreasing in γ = m/n and in each ε^SG_m(j); F60 ≥ 0 
 Conjecture 1 (the shuffle RDP decreases in n) is EMPIRICAL — logged here, compared with formulas.md §12.3's rows
 t = 1, 2, 10, 1000 (those published values are asserted; the monotonicity beyond them is only logged).
 
-Production code under test: `numeric.shuffle.subsampled_shuffle_rdp` (F59), `checkin_shuffle_rdp` (F60),
+Production code under test: `numeric.shuffle.shuffle.subsampled_shuffle_rdp` (F59), `checkin_shuffle_rdp` (F60),
 `shuffle_gaussian_rdp` (F56). References: F59 evaluated here in mpmath from its printed form with ε^SG_m(j) from
 the exact layer (`exact.rdp.allocation_rdp`, F39 = F56 remove, 25 digits), so independent of `numeric.shuffle`;
 §12.3's table; for "non-decreasing in each ε^SG_m(j)", the production F59 is re-run with one order's ε^SG_m(j)
@@ -24,7 +24,7 @@ from hypothesis import given, settings, strategies as st
 
 from verialloc.exact.rdp import allocation_rdp
 from verialloc.mechanisms import Gaussian
-from verialloc.numeric import shuffle as sh
+from verialloc.numeric.shuffle import shuffle as sh
 
 log = logging.getLogger("verialloc.invariants")
 
