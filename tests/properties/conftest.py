@@ -5,7 +5,7 @@ import pytest
 
 from verialloc import api
 from verialloc.errors import UnsupportedRequest
-from verialloc.numeric.accountant import Settings
+from verialloc.numeric.pld.pld_accountant import Settings
 
 #: error kinds whose [lower, upper] is a sound bracket (mc's "statistical" confidence intervals are not)
 CERTIFIED = {"exact", "quadrature", "bound"}

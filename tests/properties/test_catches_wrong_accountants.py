@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from verialloc import Config, DiscretePair, Gaussian, RandomizedResponse, api
-from verialloc.numeric.accountant import Settings
-from verialloc.numeric.compose import self_compose
-from verialloc.numeric.loss_law import loss_law
-from verialloc.numeric.pld import PLD
+from verialloc.numeric.pld.pld_accountant import Settings
+from verialloc.numeric.pld.compose import self_compose
+from verialloc.numeric.pld.loss_law import loss_law
+from verialloc.numeric.pld.pld import PLD
 from verialloc.testing.assertions import assert_sound_lower, assert_sound_upper
 
 FAST = Settings(loss_step=1e-2, tail=1e-10, grid_step=2e-2)

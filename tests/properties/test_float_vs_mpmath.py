@@ -27,11 +27,11 @@ from verialloc import Config, DiscretePair, Gaussian, Laplace, RandomizedRespons
 from verialloc.exact.discrete_profiles import allocation_pair
 from verialloc.exact.finite_pair import FiniteLossPair
 from verialloc.exact.gaussian_pld import gaussian_pld_sf
-from verialloc.numeric.accountant import Settings
-from verialloc.numeric.log_moments import log_moments
-from verialloc.numeric.loss_law import GaussianLoss
-from verialloc.numeric.pld import PLD
-from verialloc.numeric.subsample import subsample_add, subsample_remove
+from verialloc.numeric.pld.pld_accountant import Settings
+from verialloc.numeric.rdp.log_moments import log_moments
+from verialloc.numeric.pld.loss_law import GaussianLoss
+from verialloc.numeric.pld.pld import PLD
+from verialloc.numeric.pld.subsample import subsample_add, subsample_remove
 from verialloc.testing import brute_force as bf
 from verialloc.testing.strategies import (discrete_pairs, gaussians, laplaces, probability_pairs, randomized_responses,
                                           rates)

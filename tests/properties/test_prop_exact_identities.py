@@ -40,8 +40,8 @@ from _reference import (SKIP_COMBINED, asker, assert_delta_bracket, epsilon_valu
                         frac)
 from verialloc import Config, DiscretePair, api
 from verialloc.exact.discrete_profiles import allocation_pair, poisson_pair
-from verialloc.numeric.discretize import atomic_pld
-from verialloc.numeric.loss_law import loss_law
+from verialloc.numeric.pld.discretize import atomic_pld
+from verialloc.numeric.pld.loss_law import loss_law
 from verialloc.testing import brute_force as bf
 from verialloc.testing.strategies import configs, finite_mechanisms, probability_pairs, rates
 

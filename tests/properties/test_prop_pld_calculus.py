@@ -50,11 +50,11 @@ from hypothesis import example, given, settings, strategies as st
 
 from _reference import SKIP_COMBINED, asker, delta_ends, exp_bounds, exp_hockey, frac
 from verialloc import DiscretePair, api
-from verialloc.numeric.compose import compose, self_compose
-from verialloc.numeric.discretize import regrid, truncate
-from verialloc.numeric.geometric import allocation_pld_geometric
-from verialloc.numeric.pld import PLD
-from verialloc.numeric.subsample import subsample_add, subsample_remove
+from verialloc.numeric.pld.compose import compose, self_compose
+from verialloc.numeric.pld.grid import regrid, truncate
+from verialloc.numeric.pld.allocation.geometric import allocation_pld_geometric
+from verialloc.numeric.pld.pld import PLD
+from verialloc.numeric.pld.subsample import subsample_add, subsample_remove
 from verialloc.testing import brute_force as bf
 from verialloc.testing.assertions import assert_same_pld, assert_stochastically_dominated
 from verialloc.testing.strategies import (configs, discrete_pairs, pld_realizations, probability_pairs, queries,
