@@ -127,3 +127,15 @@ def test_invalid_pld_inputs_name_the_parameter():
         PLD(np.array([0.0]), np.array([1.0]), bound="tight")
     with pytest.raises(ValueError, match="E\\[exp\\(-L\\)\\]"):
         PLD(np.array([-1.0]), np.array([1.0])).validate_realization()
+
+
+@pytest.mark.parametrize("bound", ["upper", "lower"])
+def test_dual_carries_the_float_budget_through_the_weights(bound):
+    """F7 / Alg. 7: D(L) weighs each mass by e^{−l}; an ℓ1 error fe of the masses moves the dual's masses by at most
+    max(1, max e^{−l})·fe and its +inf atom by as much again, so the dual's budget is at least twice that
+    (derived here from the losses, not read from the code). Would catch a budget dropped or not scaled."""
+    losses = np.array([-3.0, -0.5, 0.25, 2.0])
+    pld = PLD(losses, np.array([0.01, 0.29, 0.4, 0.3]), inf_mass=0.0, truncated=0.0, float_error=1e-9, bound=bound)
+    dual = pld.dual()
+    needed = 2 * max(1.0, float(np.exp(-losses).max())) * 1e-9
+    assert dual.float_error >= needed, (dual.float_error, needed)
