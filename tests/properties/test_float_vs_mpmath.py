@@ -5,7 +5,7 @@ stops being trustworthy, pinned by tests that assert the breakdown (so a change 
 Budgets (n = number of atoms):
 * hockey-stick sums Σ m(1 − e^{ε−l})_+ : |float − exact| ≤ 8n·u·(Σm) + 2u·δ;
 * ε from a PLD (bisection on the float δ): |float − exact| ≤ 1e-12·max(1, |ε|) away from flat pieces of δ;
-* log-moments ln D_α and ln(D_α − 1) (`numeric.log_moments`, input of the rdp method): within the absolute errors
+* log-moments ln D_α and ln(D_α − 1) (`numeric.rdp.log_moments`, input of the rdp method): within the absolute errors
   the code reports (`err_log`, `err_excess`), for orders up to 400 (710 in the breakdown test), against ln D_α computed here at 60
   digits from each pair's definition (rationals, F14 closed form, RR closed form, Laplace quadrature).
 Breakdowns: (1) δ(ε) = 1 − E[min(1, e^{ε−L})] ("1 − Σ") cannot resolve δ ≲ 1e-16 (the code sums the tail
@@ -137,7 +137,7 @@ MOMENT_MECHANISMS = st.one_of(randomized_responses(), st.floats(1e-3, 4).map(lam
 @given(MOMENT_MECHANISMS, st.integers(2, 400), st.integers(0, 2**32))
 @settings(max_examples=12)
 def test_log_moments_match_exact_moments_within_their_reported_error_F5_F14(mech, n, seed):
-    """F5, F14 on verialloc's float64 moments (`numeric.log_moments`, the input of the rdp method): for orders 0..n
+    """F5, F14 on verialloc's float64 moments (`numeric.rdp.log_moments`, the input of the rdp method): for orders 0..n
     (n up to 400, past the float64 overflow of D_α itself for many pairs drawn; α = 710 in the breakdown test), |ln D_j − log_d[j]| ≤ err_log[j] and
     |ln(D_j − 1) − log_excess[j]| ≤ err_excess[j], the budgets the code reports; D_j = 1 (P = Q, j ≤ 1) must give
     log_excess = −inf exactly. Orders checked: 0, 1, 2, 3, n and a few drawn ones (Laplace: 4 orders, quadrature)."""
@@ -159,7 +159,7 @@ def test_log_moments_match_exact_moments_within_their_reported_error_F5_F14(mech
 def test_breakdown_moments_overflow_at_large_alpha():
     """Breakdown (2): float64 D_α = Σ q (p/q)^α overflows to inf while the exact value is finite (RR ε0 = 1 at
     α = 710; Gaussian σ = 1 at α = 39, where α(α−1)/2 = 741 > 709.78) — the naive computation is shown once; what is
-    asserted is that verialloc's log-space route (`numeric.log_moments`) stays within its reported error of the
+    asserted is that verialloc's log-space route (`numeric.rdp.log_moments`) stays within its reported error of the
     exact ln D_α and that the rdp method's bracket at that order contains the exact R_α = ln D_α/(α − 1)."""
     rr, gauss = RandomizedResponse(1), Gaussian(1)
     with mp.workdps(30):

@@ -17,7 +17,7 @@ What each test checks, and against what:
 * I3 — remove and add brackets of every certified method (and across methods) are consistent with
   H_κ(P‖Q) = 1 − κ + κ H_{1/κ}(Q‖P): remove(ε) at the upper end ≥ 1 − e^ε(1 − add_lower(−ε)), at the lower end
   ≤ 1 − e^ε(1 − add_upper(−ε)). A method answering one direction with the other direction's value (E1) fails it.
-* F7/I14/I15 — `PLD.dual` of the pld method's exact single-step PLD (`discretize.atomic_pld`) is the add-direction
+* F7/I14/I15 — `PLD.dual` of the pld method's exact single-step PLD (`numeric.pld.discretize.atomic_pld`) is the add-direction
   law L_{Q,P} (brute-force exp-space law), E[e^{−L}] = Q(P > 0), D(D(L)) = L: float64 against exact rationals
   within the documented hockey-stick budget |float − exact| ≤ 8(n+1)·u·Σm + 2u·δ (test_float_vs_mpmath).
 

@@ -1,6 +1,6 @@
 """PLD realizations and the stochastic-domination calculus of [003] (I14–I16, I19, I20, I12; F7, F10, F48–F51),
-asserted on verialloc's numeric PLD code (`numeric.discretize.regrid/truncate`, `numeric.compose`, `PLD.dual`,
-`numeric.subsample`, `numeric.geometric`, the `best` method) against exact references.
+asserted on verialloc's numeric PLD code (`numeric.pld.grid.regrid/truncate`, `numeric.pld.compose`, `PLD.dual`,
+`numeric.pld.subsample`, `numeric.pld.allocation.geometric`, the `best` method) against exact references.
 
 Inputs of the exact part are float64 `PLD`s whose values are exact in binary: losses on the 1/8 grid, masses
 dyadic (`dyadic_realizations`), so the law under test is known exactly as rationals (`law`), every float sum of
@@ -17,7 +17,7 @@ E[e^{−L}], duals) use rigorous rational enclosures of e^x (`_reference.exp_bou
   H_{e^{ε−Δ}}(lower), H_{e^ε}(upper) ≤ H_{e^{ε−Δ}}(V).
 * `test_composition_brackets_the_exact_sum_and_shifts_add_F48_I16_I19` — `compose`/`self_compose` of upper
   (lower) regrids dominate (are dominated by) the exact convolution of the V_i; Claim 4.3: the upper result is
-  ⪯_(Δ1+Δ2, β) the exact sum, β = the direct-convolution error bound documented in numeric.compose.
+  ⪯_(Δ1+Δ2, β) the exact sum, β = the direct-convolution error bound documented in numeric.pld.compose.
 * `test_geometric_allocation_brackets_the_exact_allocation_law_F52_I24`, `…_is_tight_with_the_unaccumulated_shift_F50_I12`
   — Alg. 1/2 outputs (`allocation_pld_geometric`) bracket H_{e^ε} of the exact allocation law (brute force), and
   the upper one is within the reported shift `alpha_used` = α'(1 + #convolutions) of it: by Lemma 4.5 the t
@@ -168,7 +168,7 @@ def test_hockey_sticks_of_regridded_plds_bracket_and_track_the_exact_one_F49_I19
 
 
 def convolution_budget(a: PLD, b: PLD, step: float) -> Fraction:
-    """numeric.compose's documented error, moved up by an upper (dropped by a lower) composition: the direct
+    """numeric.pld.compose's documented error, moved up by an upper (dropped by a lower) composition: the direct
     convolution's Σ_s b_s ≤ (n' + 2)·1.01·u·Σĉ + #entries·n'·TINY (n' = min of the dense lengths, Σĉ ≤ 1 + 2^−40),
     plus the upper result's rounding up of its total (2u) and of its +inf atom (4u)."""
     na, nb = (round((p.losses[-1] - p.losses[0]) / step) + 1 for p in (a, b))
@@ -231,7 +231,7 @@ def test_geometric_allocation_brackets_the_exact_allocation_law_F52_I24(pq, t, a
 @settings(max_examples=20)
 def test_geometric_allocation_is_tight_with_the_unaccumulated_shift_F50_I12(pq, t, alpha, direction):
     """F50 ([003] Lemma 4.5), I12 on `allocation_pld_geometric`, pairs without zero masses (the tightness domain of
-    Thm 4.6 stated in numeric.geometric): H_{e^ε}(upper) ≤ H_{e^{ε − alpha_used}}(exact) + β + float budget, with the
+    Thm 4.6 stated in numeric.pld.allocation.geometric): H_{e^ε}(upper) ≤ H_{e^{ε − alpha_used}}(exact) + β + float budget, with the
     reported shift alpha_used = α'(1 + #convolutions): the t discretization shifts of the summands do not add up."""
     up, _, report, exact = geometric(pq, t, alpha, direction)
     for eps in GEOMETRIC_EPS:
