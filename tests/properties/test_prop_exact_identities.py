@@ -121,7 +121,7 @@ def f25(p, q, t: int, kappa: Fraction) -> tuple[Fraction, Fraction]:
 
 
 @given(served_pairs, st.integers(1, 3), epsilon_values())
-@settings(max_examples=10)
+@settings(max_examples=8)
 def test_every_method_brackets_the_expectation_formula_F25_I25(certified, pq, t, eps):
     """I25 (F25, E12): each certified method's remove and add brackets contain the F25 expectations at e^ε."""
     p, q = pq

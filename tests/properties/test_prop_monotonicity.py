@@ -98,7 +98,7 @@ def test_brackets_across_epsilons_are_monotone_and_convex_I1(certified, config, 
 
 @given(st.one_of(served_pairs.map(lambda pq: DiscretePair(*pq)), finite_mechanisms(3)), st.integers(2, 3),
        epsilon_values(), directions(both=False))
-@settings(max_examples=8)
+@settings(max_examples=6)
 def test_allocation_brackets_non_decreasing_in_k_I7(certified, mech, t, eps, direction):
     """I7 (F30, [004] Lemma D.1): lower(A_{t,k}) ≤ upper(A_{t,k'}) for k < k' and every pair of methods; and, for
     rational pairs, F30's mixture form H_κ(A_{t,1}‖Q^t) ≤ H_κ(Σ_k A_{t,k}/t ‖ Q^t) (both directions) on the exact
