@@ -101,3 +101,19 @@ def test_longer_run_over_every_family():
         assert v["replay"].startswith("verialloc fuzz --replay ")
         assert v["commands"] or v["methods"] == ["trivial"], v
         assert Case.from_dict(v["case"]).describe() == v["description"]
+
+
+def test_certify_claim_is_a_short_decimal_or_none():
+    """The claim handed to certify is the exact value × (1 + offset) to 16 digits; an exact value far outside the
+    float range (δ ≈ 1e-100000 is a valid mpmath result) gives no claim instead of a decimal with 100,000 digits
+    (seed 11 spent minutes building one)."""
+    from verialloc.testing.fuzz.cases import Case
+    from verialloc.testing.fuzz.checks import certify_claim
+
+    case = Case.from_dict({"family": "gaussian", "param": "1", "scheme": "allocation", "steps": 2, "k": 1,
+                           "epochs": 1, "rate": "1", "quantity": "delta", "value": "1", "direction": "remove",
+                           "claim_offset": "1/10", "p": None, "q": None})
+    tiny = mp.mpf("1e-100000")
+    assert certify_claim(case, tiny, tiny) is None
+    claim = certify_claim(case, mp.mpf("2.5e-40"), mp.mpf("2.5e-40"))
+    assert claim == Fraction("2.75e-40")

@@ -58,13 +58,16 @@ def method_options(case: Case, method: str) -> tuple[dict, list[str]]:
 
 
 def certify_claim(case: Case, exact_lower, exact_upper) -> Fraction | None:
-    """The claim handed to certify: the exact value × (1 + offset), as a 16-digit decimal; None if invalid."""
+    """The claim handed to certify: the exact value × (1 + offset), as a 16-digit decimal; None if invalid or
+    outside [1e-300, 1e300] in magnitude (no user types such a claim; its decimal would have ~|exponent| digits)."""
     with mp.workdps(DIGITS + 40):
         mid = (exact_lower + exact_upper) / 2
         if not mp.isfinite(mid):
             return None
         value = mid * (1 + mp.mpf(case.claim_offset.numerator) / case.claim_offset.denominator)
-        claim = Fraction(mp.nstr(value, 16, min_fixed=-mp.inf, max_fixed=mp.inf)) if value != 0 else Fraction(0)
+        if value != 0 and not mp.mpf("1e-300") <= abs(value) <= mp.mpf("1e300"):
+            return None
+        claim = Fraction(mp.nstr(value, 16)) if value != 0 else Fraction(0)
     claim = max(claim, Fraction(0))
     if case.quantity == "delta" and claim >= 1:
         return None
