@@ -1,7 +1,11 @@
 """Method "pld" end to end: lower ≤ exact ≤ upper against the exact layer (I11), monotonicity, trivial bound.
 
 Exact references: verialloc.exact (count enumeration for randomized response and discrete pairs, exact
-k-subset likelihood for k > 1, quadrature for the Gaussian at t ≤ 2, F13 for Gaussian compositions).
+k-subset likelihood for k > 1, quadrature for the Gaussian at t ≤ 2, F13 for Gaussian compositions); beyond them
+(Gaussian, t = 50) the opposite bounds of the geometric-grid allocation (F52/F53, a separate code path).
+
+Issue #16: `test_trivial_bound_and_monotone_in_epsilon` checked monotonicity in ε of one PLD table (true for every
+PLD); it is now `test_trivial_bound_and_geometric_overlap_beyond_the_exact_layer`.
 """
 import math
 
@@ -12,6 +16,8 @@ from hypothesis import given, settings, strategies as st
 from verialloc import Config, DiscretePair, Gaussian, RandomizedResponse, api
 from verialloc.exact.discrete_profiles import discrete_delta, discrete_epsilon
 from verialloc.exact.quadrature import allocation_delta_quadrature
+from verialloc.numeric.pld.allocation.geometric import allocation_pld_geometric
+from verialloc.numeric.pld.loss_law import loss_law
 from verialloc.numeric.pld.pld_accountant import Settings, plds
 
 FAST = Settings(loss_step=2e-3, tail=1e-10)
@@ -118,15 +124,28 @@ def test_epsilon_bracket_contains_exact():
     assert float(b.lower) <= exact <= float(b.upper)
 
 
-def test_trivial_bound_and_monotone_in_epsilon():
-    """I1: upper δ ≤ 1 and ≥ max(0, 1 − e^ε); both bounds non-increasing in ε."""
+def test_trivial_bound_and_geometric_overlap_beyond_the_exact_layer():
+    """I1 and I11 where no exact value exists (Gaussian σ = 0.7, t = 50, ε from −1 to 2, each direction):
+    upper ≥ max(0, 1 − e^ε), the floor of every profile (I1); and the pld bracket overlaps the one of the
+    geometric-grid algorithm (Algs 1/2 of [003], F52/F53, α = 0.02 — a separate code path from the exp-grid
+    allocation the pld method uses here): pld lower ≤ geometric upper, geometric lower ≤ pld upper.
+
+    #16: this test asserted that both bounds from one PLD table are non-increasing in ε, which holds for every
+    PLD, so it could not fail; the order of bounds across ε now follows from containment of an independent one.
+    Mutations checked to be killed (scratch copy): `plds` reading the allocation PLD of the other direction
+    (`source[swap[d], b]`; the old test passed it); `readout._pld` reading S one grid point too high (the remove
+    lower end passes the geometric upper end at ε = −1, by a small margin)."""
     config = Config(Gaussian("0.7"), steps=50)
     epsilons = (-1.0, -0.2, 0.0, 0.3, 1.0, 2.0)
-    values = pld_deltas(config, epsilons, "both")
-    for (lo, hi), e in zip(values, epsilons):
-        assert max(0.0, -math.expm1(e)) - 1e-12 <= hi <= 1.0
-    for (lo1, hi1), (lo2, hi2) in zip(values, values[1:]):
-        assert hi2 <= hi1 and lo2 <= lo1
+    table = plds(config, FAST, epsilon_max=max(abs(e) for e in epsilons))
+    law = loss_law(config.mechanism)
+    for d in ("remove", "add"):
+        geo = {b: allocation_pld_geometric(law, 50, d, b, alpha=0.02, beta=1e-12)[0] for b in ("lower", "upper")}
+        for e in epsilons:
+            lo, hi = (float(table[d, b].delta_bound(e)) for b in ("lower", "upper"))
+            geo_lo, geo_hi = (float(geo[b].delta_bound(e)) for b in ("lower", "upper"))
+            assert max(0.0, -math.expm1(e)) <= hi <= 1.0, (d, e, hi)
+            assert lo <= geo_hi and geo_lo <= hi, (d, e, (lo, hi), (geo_lo, geo_hi))
 
 
 @pytest.mark.parametrize("param", ["sigma", "steps", "epochs", "rate"])
