@@ -1,4 +1,12 @@
-"""compose / self_compose (F6, F48, I16, E14): brute force, exact Poisson profiles, F13, FFT error bound, refinement."""
+"""compose / self_compose (F6, F48, I16, E14): brute force, exact Poisson profiles, F13, FFT error bound, refinement.
+
+Issue #16 (code compared with itself): `test_direct_and_fft_paths_agree_within_their_bounds` compared the direct
+and FFT paths with each other, `test_self_compose_equals_repeated_compose` compared self_compose with repeated
+compose. They are now `test_each_convolution_path_brackets_the_exact_composition` and
+`test_self_compose_brackets_the_exact_n_fold_composition`: each output against the long-double convolution of
+the inputs (computed without `compose`) and against F13. `test_refining_the_grid_tightens_both_bounds` still
+compares two grid steps (not in #16's list).
+"""
 from fractions import Fraction
 from math import ceil, log2
 
@@ -208,29 +216,100 @@ def test_tilting_recovers_tail_entries(monkeypatch):
     assert np.all(err[deep] <= 1e-6 * exact[deep])  # relative accuracy far below the plain FFT's 1e-16 floor
 
 
-def test_direct_and_fft_paths_agree_within_their_bounds(monkeypatch):
-    law = GaussianLoss(1.5)
-    u = discretize(law, "remove", 0.01, 1e-12, "upper")
-    direct, (_, direct_err) = compose(u, u), convolve(u.masses, u.masses)
-    monkeypatch.setattr(C, "DIRECT_LIMIT", 0)
-    monkeypatch.setattr(C, "DIRECT_SHORT", 0)
-    fft_path, (_, fft_err) = compose(u, u), convolve(u.masses, u.masses)
-    x = np.arange(-2000, 2000) * 0.01 + 0.005
-    # both dominate the exact convolution by at most their absorbed bounds
-    assert np.max(np.abs(sf(direct, x) - sf(fft_path, x))) <= direct_err.sum() + fft_err.sum()
-    exact = compose(u.with_bound("exact"), u.with_bound("exact"))
-    assert 0 < exact.float_error <= 1e-9  # the FFT bound of an exact composition is reported, not absorbed
+def dense_on(pld: PLD, step: float, first: int, size: int) -> np.ndarray:
+    """pld's masses (long double) placed on the grid {(first + i)·step : i < size}."""
+    out = np.zeros(size, dtype=np.longdouble)
+    k = np.rint(pld.losses / step).astype(int) - first
+    assert np.all((k >= 0) & (k < size)) and np.allclose(pld.losses, (k + first) * step, rtol=0, atol=1e-9 * step)
+    out[k] = pld.masses
+    return out
+
+
+def tails(masses) -> np.ndarray:
+    """Σ_{j ≥ i} masses_j in long double (64-bit mantissa: far below the float64 bounds checked against it)."""
+    return np.cumsum(np.asarray(masses, dtype=np.longdouble)[::-1])[::-1]
+
+
+def exact_power(pld: PLD, n: int, step: float) -> tuple[int, np.ndarray, np.longdouble]:
+    """The n-fold composition of pld computed independently of `compose`: (first grid index, masses, +inf mass)
+    by repeated long-double np.convolve; +inf mass 1 − (1 − a∞)^n (F6, F48)."""
+    first = int(np.rint(pld.losses[0] / step))
+    x = dense_on(pld, step, first, int(np.rint(pld.losses[-1] / step)) - first + 1)
+    out = x
+    for _ in range(n - 1):
+        out = np.convolve(out, x)
+    return n * first, out, -np.expm1(n * np.log1p(-np.longdouble(pld.inf_mass)))
+
+
+@pytest.mark.parametrize("path", ["direct", "fft"])
+def test_each_convolution_path_brackets_the_exact_composition(path, monkeypatch):
+    """Both convolution paths of `compose` (direct np.convolve; FFT with tilting, forced by monkeypatching the size
+    limits), each against references computed without `compose`:
+
+    * the exact convolution of the input masses in long double: upper — every tail sum (with the +inf atom)
+      ≥ the exact one and above it by at most twice the path's stated error bound (absorbed, then the surplus
+      trimmed); lower — every mass ≤ the exact one; exact inputs — the ℓ1 distance to the exact masses is within
+      the reported float_error (≤ 1e-9);
+    * F13 in mpmath: two Gaussian steps σ = 1.5 compose to σ/√2 (F6), so δ(upper∘upper) ≥ F13 ≥ δ(lower∘lower),
+      and the upper is within one grid step per discretization of F13 (F48: shifts add).
+
+    #16: this test compared the two paths with each other (code against itself); a bug shared by both, or one
+    path wrong within the other's slack, passed.
+    Mutations checked to be killed (scratch copy; the old test passed both, since they hit both paths alike):
+    `compose._absorb` adding the error bound to the lower masses (`c + err` instead of `c − err`); the +inf mass
+    of an upper composition taken as max(a∞, b∞) instead of a∞ + b∞ − a∞b∞."""
+    step, sigma = 0.01, 1.5
+    law = GaussianLoss(sigma)
+    up, low = (discretize(law, "remove", step, 1e-12, b) for b in ("upper", "lower"))
+    if path == "fft":
+        monkeypatch.setattr(C, "DIRECT_LIMIT", 0)
+        monkeypatch.setattr(C, "DIRECT_SHORT", 0)
+    stated = float(np.sum(convolve(up.masses, up.masses)[1]))  # the path's own per-entry bound, summed
+    first, exact, exact_inf = exact_power(up, 2, step)
+    size = exact.size
+    composed = compose(up, up)
+    assert composed.inf_mass >= exact_inf * (1 - 1e-15)
+    gap = tails(dense_on(composed, step, first, size)) + composed.inf_mass - (tails(exact) + exact_inf)
+    assert np.all(gap >= -1e-18) and np.all(gap <= 2 * stated), (float(gap.min()), float(gap.max()), stated)
+    first_l, exact_l, _ = exact_power(low, 2, step)
+    composed_l = compose(low, low)
+    assert np.all(dense_on(composed_l, step, first_l, exact_l.size) <= exact_l)
+    as_exact = compose(up.with_bound("exact"), up.with_bound("exact"))
+    distance = float(np.sum(np.abs(dense_on(as_exact, step, first, size) - exact)))
+    assert 0 < as_exact.float_error <= 1e-9 and distance <= as_exact.float_error  # reported, not absorbed
+    for eps in (0.0, 0.5, 1.0, 2.0):
+        reference = exact_gaussian(sigma / np.sqrt(2), eps)
+        assert composed_l.delta_bound(eps) <= reference <= composed.delta_bound(eps)
+        assert composed.delta(eps) <= exact_gaussian(sigma / np.sqrt(2), eps - 2 * step) + 1e-12
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 13])
-def test_self_compose_equals_repeated_compose(n):
-    base = discretize(GaussianLoss(3.0), "remove", 0.05, 1e-13, "upper")
-    repeated = base
-    for _ in range(n - 1):
-        repeated = compose(repeated, base)
-    squared = self_compose(base, n, tail=0.0)
-    x = np.arange(-100, 200) * 0.05 + 0.025  # between grid points: the two grids agree to a few ulps
-    np.testing.assert_allclose(sf(squared, x), sf(repeated, x), rtol=1e-12, atol=1e-15)
+def test_self_compose_brackets_the_exact_n_fold_composition(n):
+    """self_compose (exponentiation by squaring, tail = 0) against references computed without `compose`: the
+    n-fold long-double convolution of the input masses (every upper tail sum ≥ the exact one, and above it by at
+    most 1e-11 relative — ⌈log2 n⌉ squarings of direct convolutions, each absorbing ≲ 1e-13 relative; lower:
+    every mass ≤ the exact one) and F13 at σ/√n (δ(upper) ≥ F13 ≥ δ(lower), upper within n grid steps of F13).
+    `truncated` is n times the input's (tail = 0 truncates nothing new).
+
+    #16: this test compared self_compose with repeated `compose` (code against itself: both run the same
+    convolution and absorption).
+    Mutations checked to be killed (scratch copy; the old test passed both, repeated `compose` inherits them):
+    the +inf mass of an upper composition taken as max(a∞, b∞); `compose._absorb` adding the error bound to the
+    lower masses."""
+    step, sigma = 0.05, 3.0
+    law = GaussianLoss(sigma)
+    base, low = (discretize(law, "remove", step, 1e-13, b) for b in ("upper", "lower"))
+    squared, squared_l = self_compose(base, n, tail=0.0), self_compose(low, n, tail=0.0)
+    first, exact, exact_inf = exact_power(base, n, step)
+    got = tails(dense_on(squared, step, first, exact.size)) + squared.inf_mass
+    want = tails(exact) + exact_inf
+    assert np.all(got >= want * (1 - 1e-15)) and np.all(got <= want * (1 + 1e-11) + 1e-300)
+    first_l, exact_l, _ = exact_power(low, n, step)
+    assert np.all(dense_on(squared_l, step, first_l, exact_l.size) <= exact_l * (1 + 1e-15))
+    for eps in (0.0, 0.5, 1.0, 2.0):
+        reference = exact_gaussian(sigma / np.sqrt(n), eps)
+        assert squared_l.delta_bound(eps) <= reference <= squared.delta_bound(eps)
+        assert squared.delta(eps) <= exact_gaussian(sigma / np.sqrt(n), eps - n * step) + 1e-12
     assert squared.truncated == pytest.approx(n * base.truncated)
 
 
