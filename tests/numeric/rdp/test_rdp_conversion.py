@@ -1,4 +1,9 @@
-"""F18 conversion, F19 search, F20 and α ∈ (1, 2) bounds against exact references (I11, I13, I36)."""
+"""F18 conversion, F19 search, F20 and α ∈ (1, 2) bounds against exact references (I11, I13, I36).
+
+Issue #16: `test_f19_stop_does_not_change_the_minimum` compared the adaptive search with an exhaustive scan of the
+same float64 curve through the same conversion (code against itself); its reference is now F18's printed form in
+mpmath minimized over exact R_α (exact layer, F14 closed form).
+"""
 from fractions import Fraction
 
 import mpmath as mp
@@ -10,7 +15,7 @@ from verialloc import Config, api
 from verialloc.errors import InvalidParameter
 from verialloc.mechanisms import DiscretePair, Gaussian, RandomizedResponse
 from verialloc.numeric.rdp import rdp_accountant as ra
-from verialloc.numeric.rdp.rdp_conversion import epsilon_bound, fractional_rdp
+from verialloc.numeric.rdp.rdp_conversion import fractional_rdp
 from verialloc.numeric.rdp.rdp_logspace import allocation_rdp_curve
 from verialloc.testing import brute_force as bf
 from verialloc.testing.strategies import probability_pairs
@@ -74,14 +79,54 @@ def test_reproduces_shuffle_gaussian_table_1():
         assert round(float(bound.upper), 5) == ref
 
 
-@pytest.mark.parametrize("sigma,steps,delta", [(1, 10_000, 1e-8), (2, 5000, 1e-10), (Fraction(3, 10), 4000, 1e-4)])
+def f18_epsilon(rho, alpha, delta) -> mp.mpf:
+    """F18 in its printed ε form ([001] eq. (4)): ρ + (ln(1/δ) + (α−1) ln(1 − 1/α) − ln α)/(α − 1), in mpmath."""
+    alpha, delta = mp.mpf(alpha), mp.mpf(delta)
+    return rho + (mp.log(1 / delta) + (alpha - 1) * mp.log(1 - 1 / alpha) - mp.log(alpha)) / (alpha - 1)
+
+
+def f18_minimum(rdp, delta, top: int = 2000) -> tuple[mp.mpf, int]:
+    """(min of F18 over the orders 1 + i/16 (ρ = R_2, R_α ≤ R_2 there) and every integer 2..top, the first
+    integer order whose R_α exceeds that minimum). rdp(α) is an exact R_α. The scan stops at that order A: for
+    every integer α' in [A, top], F18(α') = R_α' + φ(α') ≥ R_A > min, since R_α is non-decreasing (I28) and
+    φ(α') ≥ 0 for α' ≤ top (asserted: it needs top < 1/(eδ) roughly, F19)."""
+    assert f18_epsilon(0, top, delta) >= 0
+    r2 = rdp(2)
+    best = min(f18_epsilon(r2, 1 + mp.mpf(i) / 16, delta) for i in range(1, 16))
+    for alpha in range(2, top + 1):
+        rho = rdp(alpha)
+        if rho > best:
+            return best, alpha
+        best = min(best, f18_epsilon(rho, alpha, delta))
+    return best, top + 1
+
+
+@pytest.mark.parametrize("sigma,steps,delta", [(1, 10_000, 1e-8), (2, 5000, 1e-10), (Fraction(3, 10), 4000, 1e-4),
+                                               (50, 1, 1e-10)])
 def test_f19_stop_does_not_change_the_minimum(sigma, steps, delta):
-    """I13: the adaptive search stopped by the plain F19 rule (search_tol=0) finds the same ε as the exhaustive
-    scan up to α = 2000."""
+    """I13: the adaptive search stopped by the plain F19 rule (search_tol=0) returns the minimum of F18 over all
+    integer orders ≤ 2000 (and the (1, 2) grid), computed independently: F18's printed ε form in mpmath on exact
+    R_α — the exact layer's F38/F39 (api.rdp, method "exact", 25 digits) for allocation, α/(2σ²) (F14) for one
+    Gaussian step (σ = 50: the optimum order ≈ 340 lies past the first curve of 256 orders, so the search must
+    extend it). The product's claim that no larger order helps (improvement_left = 0) is checked too: the exact
+    R at its largest order already exceeds the minimum.
+
+    #16: the reference was `epsilon_bound(allocation_rdp_curve(..., 2000))`, the same conversion on the same
+    float64 curve (code against itself).
+    Mutation checked to be killed (scratch copy): φ(α) of F18 divided by α instead of α − 1 (`epsilon_f18`),
+    a survivor of the I13 grid (docs/verification.md)."""
     config = Config(Gaussian(sigma), steps=steps)
     adaptive = ra.epsilon(config, delta, "remove", search_tol=0)
-    exhaustive, _ = epsilon_bound(allocation_rdp_curve(Gaussian(sigma), steps, 2000), delta)
-    assert float(adaptive.upper) == pytest.approx(exhaustive, rel=1e-14)
+    with mp.workdps(30):
+        if steps == 1:
+            def rdp(alpha):
+                return mp.mpf(alpha) / (2 * mp.mpf(sigma) ** 2)
+        else:
+            def rdp(alpha):
+                return api.rdp(config, alpha, method="exact", digits=25).upper
+        reference, stop = f18_minimum(rdp, delta)
+        assert stop <= adaptive.details["alpha_max"] and rdp(adaptive.details["alpha_max"]) > reference
+    assert reference <= adaptive.upper <= reference * (1 + 1e-12), (adaptive.upper, reference)
     assert adaptive.details["improvement_left"] == 0 and adaptive.details["alpha_max"] <= 2000
 
 
