@@ -1,4 +1,8 @@
-"""Method "analytic": [0, min over bounds] for δ, verified bisection for ε; checked against exact and PLD lower bounds."""
+"""Method "analytic": [0, min over bounds] for δ, verified bisection for ε; checked against exact and PLD lower bounds.
+
+Issue #16: `test_delta_bracket_is_min_of_bounds_with_details` compared delta() with bounds() (the same evaluation);
+it is now `test_delta_bracket_against_section_12_tables`, against formulas.md §12.1/§12.2.
+"""
 import math
 
 import pytest
@@ -13,15 +17,48 @@ FAST = Options(pld=Settings(loss_step=2e-3, tail=1e-12), eta_points=5, eta_span=
 PLD = Settings(loss_step=1e-3, tail=1e-12)
 
 
-def test_delta_bracket_is_min_of_bounds_with_details():
+# formulas.md §12.1 (exact profile, 8 digits) and §12.2 (F42 direct add bound; F37 decomposition bound with λ = 1/2),
+# Gaussian σ = 1, t = 2: ε → value
+EXACT_12_1 = {"remove": {0.5: 0.14917752, 1: 0.059206501, 2: 0.0047457776},
+              "add": {0.5: 0.14268697, 1: 0.050197662, 2: 0.0020559245}}
+BOUNDS_12_2 = {"remove": {"decomposition": {0.5: 0.225964, 1: 0.124254, 2: 0.026314}},
+               "add": {"decomposition": {0.5: 0.207355, 1: 0.093131, 2: 0.00735063},
+                       "direct_add": {0.5: 0.192155, 1: 0.0732488, 2: 0.00348817}}}
+
+
+def table_close(value: float, reference: float) -> bool:
+    """Agreement with a §12.2 entry: 6 printed digits, computed by quadrature to ~1e-6 (§12.1 method note)."""
+    return abs(value - reference) <= 1e-6 + 1e-5 * reference
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+@pytest.mark.parametrize("eps", [0.5, 1, 2])
+def test_delta_bracket_against_section_12_tables(eps, direction):
+    """Gaussian σ = 1, t = 2, against formulas.md's reference values: every analytic bound that applies is ≥ the
+    exact profile of §12.1 (I11); the ones §12.2 evaluates (F37 λ = 1/2, F42) match its values; the bracket is
+    [0, u] with §12.1 ≤ u ≤ the smallest §12.2 value (the minimum over the bounds, which includes them). The
+    direct bound is add-only (F41/F42): for remove it gives a reason, not a value.
+
+    #16: this test asserted `delta().upper == min(bounds().values())` and that details["best"] names the argmin —
+    two outputs of the same evaluation (code against itself); only its F42 value was checked against §12.2.
+    Mutations checked to be killed (scratch copy): the E1 error of [000] v1 — F37's add bound with γ→ instead of
+    γ← (`factor = g_remove`; the old test passed it: 0.178 ≠ §12.2's 0.207355 at ε = 0.5); the E6 sign flip in
+    F42 (ε + 1/(4σ²)); `_best` choosing the largest bound instead of the smallest (the old test killed these
+    two as well)."""
     config = Config(Gaussian(1), steps=2)
-    b = analytic.delta(config, 1, "add", options=FAST)
-    values = analytic.bounds(config, 1, "add", FAST)
-    numeric = {n: v for n, v in values.items() if not isinstance(v, str)}
-    assert b.lower == 0 and float(b.upper) == min(numeric.values())
-    assert b.details["best"] == min(numeric, key=numeric.get) and b.error_kind == "bound"
-    assert values["direct_add"] == pytest.approx(0.0732488, rel=1e-5)  # §12.2, F42
-    assert isinstance(analytic.bounds(config, 1, "remove", FAST)["direct_add"], str)  # reason, not a value
+    b = analytic.delta(config, eps, direction, options=FAST)
+    values = analytic.bounds(config, eps, direction, FAST)
+    exact = EXACT_12_1[direction][eps] * (1 - 5e-8)  # 8 printed digits, rounded down
+    published = BOUNDS_12_2[direction]
+    for name, value in values.items():
+        if not isinstance(value, str):
+            assert value >= exact, (name, value, exact)
+    for name, table in published.items():
+        assert table_close(values[name], table[eps]), (name, values[name], table[eps])
+    assert b.lower == 0 and b.error_kind == "bound"
+    assert exact <= float(b.upper) <= min(t[eps] for t in published.values()) * (1 + 1e-5) + 1e-6
+    if direction == "remove":
+        assert isinstance(values["direct_add"], str)  # reason, not a value
 
 
 def test_both_is_max_over_directions_and_above_exact():
