@@ -4,6 +4,9 @@ References are independent of the code under test: pairwise sums enumerated over
 allocation pair of a finite mechanism (`allocation_pair`, `discrete_delta`; I18, I24), quadrature for the
 Gaussian and Laplace at t = 2, and the loss laws' own CDFs (I21). Stochastic comparisons allow a shift of
 1e-9 in the loss (float64 grid points) and 1e-12 in mass.
+
+Issue #16: `test_accepts_a_loss_law` compared the output from a loss law with the output from the mechanism (the
+same code after its first line); it now checks the loss-law outputs against exact profiles (F23, §12.1).
 """
 import math
 from fractions import Fraction
@@ -407,11 +410,33 @@ def test_invalid_inputs():
         allocation_pld_geometric(g, 2, "remove", "upper", alpha=1e-6, beta=1e-6)
 
 
+#: formulas.md §12.1, Gaussian σ = 1, t = 2 (8 digits): ε → (remove, add)
+TABLE_12_1_SIGMA_1 = {0.0: (0.29776223, 0.29776223), 0.5: (0.14917752, 0.14268697), 1.0: (0.059206501, 0.050197662),
+                      2.0: (0.0047457776, 0.0020559245)}
+
+
 def test_accepts_a_loss_law():
-    law = loss_law(RandomizedResponse("1"))
-    from_law, _ = allocation_pld_geometric(law, 5, "add", "upper", alpha=0.1, beta=1e-9)
-    from_mech, _ = allocation_pld_geometric(RandomizedResponse("1"), 5, "add", "upper", alpha=0.1, beta=1e-9)
-    np.testing.assert_array_equal(from_law.masses, from_mech.masses)
+    """The pld method's heavy-tail fallback passes a LossLaw, not a mechanism: from loss laws the outputs bracket
+    the exact profile — randomized response at t = 5 against count enumeration (F23), the Gaussian loss law at
+    t = 2 against formulas.md §12.1 — in both directions, and stay (α, β)-tight (I12).
+
+    #16: this test compared the masses from a law with those from the mechanism (two entry points: the first line
+    turns the mechanism into the same law), so it could not fail.
+    Mutation checked to be killed (scratch copy; the old test passed it): Alg. 2 self-convolving in exp-space
+    with the output's own rounding direction (`inner = bound`) although −ln(x/t) is decreasing (F52) — the add
+    bracket ends swap sides of the exact profile."""
+    alpha, beta = 0.1, 1e-9
+    rr = RandomizedResponse("1")
+    rr_exact = {e: tuple(float(discrete_delta(rr, "allocation", 5, e, d)) for d in DIRECTIONS) for e in (0.0, 0.3, 1.0)}
+    for law, t, exact in ((loss_law(rr), 5, rr_exact), (loss_law(Gaussian(1)), 2, TABLE_12_1_SIGMA_1)):
+        for i, direction in enumerate(DIRECTIONS):
+            up, _ = allocation_pld_geometric(law, t, direction, "upper", alpha=alpha, beta=beta)
+            lo, _ = allocation_pld_geometric(law, t, direction, "lower", alpha=alpha, beta=beta)
+            for eps, values in exact.items():
+                value = values[i]
+                assert lo.delta_bound(eps) <= value * (1 + 5e-8) and value * (1 - 5e-8) <= up.delta_bound(eps), \
+                    (t, direction, eps, lo.delta_bound(eps), value, up.delta_bound(eps))
+                assert up.delta(eps) <= lo.delta(eps - alpha) + beta + SLACK
 
 
 @pytest.mark.slow
