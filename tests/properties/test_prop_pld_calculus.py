@@ -27,11 +27,11 @@ E[e^{−L}], duals) use rigorous rational enclosures of e^x (`_reference.exp_bou
   layer's value.
 * `test_pld_dual_reverses_stochastic_order_up_to_the_corrected_constant_F51_B2_3_E13_I20` — for V ⪯ U = upper
   regrid of V, `PLD.dual` gives D(U) ⪯_(0, c) D(V) with the corrected constant c = E[e^{−V}] − E[e^{−U}] (E13),
-  each dual within the rounding budget stated there of the exact dual (the dual itself reports float_error 0:
-  `test_pld_dual_reports_its_rounding`, a strict xfail, documents that finding).
-* `test_upper_regrid_accounts_for_its_mass_sums` — strict xfail documenting a finding: with non-dyadic masses the
-  float64 merge in `regrid` can lose ~u of mass that no budget reports (the hypothesis tests use dyadic masses,
-  for which every merge is exact).
+  each dual within the rounding budget stated there of the exact dual; `test_pld_dual_reports_its_rounding`: the
+  dual's own float_error covers its ℓ1 distance to the exact dual (a finding of #16, fixed: it reported 0).
+* `test_upper_regrid_accounts_for_its_mass_sums` — with non-dyadic masses the float64 merge in `regrid` can lose
+  ~u of mass; its float_error must cover that (a finding of #16, fixed: it reported 0; the hypothesis tests use
+  dyadic masses, for which every merge is exact).
 * `test_add_direction_subsampling_preserves_stochastic_order_F47` — `subsample_add` (←φ_λ, an increasing map)
   keeps V ⪯ U, exactly, and keeps the upper/lower bound label.
 
@@ -297,8 +297,6 @@ def test_pld_dual_reverses_stochastic_order_up_to_the_corrected_constant_F51_B2_
     assert_stochastically_dominated(law(du), law(dv), slack=c + dual_budget(v) + dual_budget(up))
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="finding (#16): PLD.dual reports float_error 0 for an exact PLD although its "
-                   "masses m·e^{−l} and the +inf atom 1 − Σ are rounded (ℓ1 deviation ~1e-16 from the exact dual)")
 def test_pld_dual_reports_its_rounding():
     """A realization with losses 1/8, 1/2, 3/2 (masses 1/4, 1/4, 1/2): `dual().float_error` must cover the ℓ1
     distance between the returned dual and the exact one."""
@@ -309,9 +307,6 @@ def test_pld_dual_reports_its_rounding():
     assert dev <= frac(pld.dual().float_error)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="finding (#16): regrid merges masses with a float64 "
-                   "sum (np.bincount) and reports float_error 0, so an 'upper' regrid can lose ~u of mass below the "
-                   "input (here 5.6e-17): not a rigorous stochastic upper bound")
 def test_upper_regrid_accounts_for_its_mass_sums():
     """Masses 0.1, 0.2, 0.7 (float64) at losses 0, 0.1, 0.2 regridded up to 1/4: the merged float mass must dominate
     the exact sum of the three float masses, up to the result's float_error."""

@@ -94,10 +94,12 @@ class PLD:
         masses = (self.masses * weights)[::-1]
         inf = max(0.0, 1.0 - float(np.sum(masses))) if self.bound != "lower" else 0.0
         # a mass error of at most `float_error` (in L1) moves the dual's masses and its +inf atom by at most
-        # max e^{−l} times as much each
+        # max e^{−l} times as much each; the dual's own rounding: e^{−l} (≤ 2u) and the product (u) per mass,
+        # the pairwise sum behind 1 − Σ (log2 n + 1 u) for the atom
         scale = 2.0 * max(1.0, float(weights.max())) if weights.size else 2.0
+        rounding = (np.log2(masses.size + 1) + 8) * np.finfo(float).eps / 2 * (float(np.sum(masses)) + 1.0)
         return PLD(-self.losses[::-1], masses, inf_mass=inf, truncated=self.truncated,
-                   float_error=self.float_error * scale, bound=self.bound)
+                   float_error=self.float_error * scale + rounding, bound=self.bound)
 
     # --- hockey-stick queries (F2) ---------------------------------------------------------------
     def delta(self, epsilon) -> np.ndarray | float:
