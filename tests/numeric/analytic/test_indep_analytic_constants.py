@@ -99,3 +99,21 @@ def test_f43a_value_at_t2_matches_f13(sigma, eps, direction):
     with mp.workdps(DPS):
         ref = f13(mp.mpf(sigma) / mp.sqrt(2), eps) + 2 * f43a_free(sigma, 2, 1)
         assert ref <= mp.mpf(value) <= ref + mp.mpf("1e-6"), (value, float(ref))
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+@pytest.mark.parametrize("gamma", [1.0, 1.0000001, 1.58, 2.0, 37.5])
+@pytest.mark.parametrize("epsilon", [1e-6, 0.1, 0.875, 2.0, 9.0])
+def test_f37_shifted_epsilon_rounded_down(direction, gamma, epsilon):
+    """F37 (erratum E1): ε→ = ln(1 + (e^ε − 1)/γ), ε← = −ln(1 − (1 − e^{−ε})/γ), evaluated at 50 digits here.
+    δ of the Poisson profile is non-increasing in ε, so the bound needs the shifted ε rounded DOWN: the float value
+    must not exceed the exact one. Would catch the 1e−12 safety margin applied upward (an unsafe rounding)."""
+    import mpmath as mp
+    from verialloc.numeric.analytic.decomposition import shifted_epsilon
+
+    with mp.workdps(50):
+        e, g = mp.mpf(epsilon), mp.mpf(gamma)
+        exact = mp.log1p(mp.expm1(e) / g) if direction == "remove" else -mp.log1p(mp.expm1(-e) / g)
+        got = shifted_epsilon(gamma, epsilon, direction)
+        assert got <= exact, (got, exact)
+        assert got >= exact * (1 - mp.mpf("1e-11")), (got, exact)  # and not needlessly low
