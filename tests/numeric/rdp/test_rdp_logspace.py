@@ -101,17 +101,19 @@ def test_poisson_remove_equals_exact(mech, rate, alpha_max):
 
 
 def brute_force_add_rdp(p, q, rate, alpha) -> mp.mpf:
-    """R_α(Q‖λP + (1−λ)Q) by the F5 sum over atoms at 40 digits."""
+    """R_α(Q‖λP + (1−λ)Q) by the F5 sum over atoms: D_α exactly in rationals (integer α), then its log at 40 digits
+    (P = Q gives D_α = 1 exactly, so the reference is an exact 0, not ±1e−41)."""
+    total = Fraction(0)
+    for pi, qi in zip(p, q):
+        mix = rate * pi + (1 - rate) * qi
+        if qi > 0:
+            if mix == 0:
+                return mp.inf
+            total += qi * (qi / mix) ** (alpha - 1)
+    if total == 1:
+        return mp.mpf(0)
     with mp.workdps(40):
-        lam = mp.mpf(rate.numerator) / rate.denominator
-        total = mp.mpf(0)
-        for pi, qi in zip(p, q):
-            mix = lam * mp.mpf(pi.numerator) / pi.denominator + (1 - lam) * mp.mpf(qi.numerator) / qi.denominator
-            if qi > 0:
-                if mix == 0:
-                    return mp.inf
-                total += mp.mpf(qi.numerator) / qi.denominator * (mp.mpf(qi.numerator) / qi.denominator / mix) ** (alpha - 1)
-        return mp.log(total) / (alpha - 1)
+        return mp.log(mp.mpf(total.numerator) / total.denominator) / (alpha - 1)
 
 
 @given(probability_pairs(max_atoms=5), st.integers(1, 100).map(lambda i: Fraction(i, 100)))
