@@ -11,6 +11,8 @@ import numpy as np
 from ...errors import InvalidParameter, UnsupportedRequest
 from .pld import PLD
 
+_U = np.finfo(np.float64).eps / 2  # unit roundoff
+
 #: Largest grid a discretization or regrid may produce.
 MAX_GRID = 50_000_000
 BOUNDS = ("upper", "lower")
@@ -76,11 +78,10 @@ def regrid(pld: PLD, step, bound: str) -> PLD:
         return replace(pld, bound=bound)
     k = grid_index(pld.losses, step, "up" if bound == "upper" else "down")
     _grid_size_check(int(k[0]), int(k[-1]), step)
-    uniq, index = np.unique(k, return_inverse=True)
+    uniq, index, counts = np.unique(k, return_inverse=True, return_counts=True)
     masses = np.bincount(index, weights=pld.masses, minlength=uniq.size)
     # bincount sums each bin sequentially: ℓ1 rounding ≤ (largest bin count − 1)·u·Σ masses (Higham, recursive sum)
-    merged = int(np.bincount(index).max()) - 1
-    rounding = merged * np.finfo(float).eps / 2 * float(np.sum(pld.masses)) * (1 + 1e-10) if merged else 0.0
+    rounding = (int(counts.max()) - 1) * _U * float(np.sum(pld.masses)) * (1 + 1e-10)
     return replace(pld, losses=uniq.astype(np.float64) * step, masses=masses, bound=bound,
                    float_error=pld.float_error + rounding)
 

@@ -97,7 +97,7 @@ class PLD:
         # max e^{−l} times as much each; the dual's own rounding: e^{−l} (≤ 2u) and the product (u) per mass,
         # the pairwise sum behind 1 − Σ (log2 n + 1 u) for the atom
         scale = 2.0 * max(1.0, float(weights.max())) if weights.size else 2.0
-        rounding = (np.log2(masses.size + 1) + 8) * np.finfo(float).eps / 2 * (float(np.sum(masses)) + 1.0)
+        rounding = (np.log2(masses.size + 1) + 8) * _EPS_HALF * (float(np.sum(masses)) + 1.0)
         return PLD(-self.losses[::-1], masses, inf_mass=inf, truncated=self.truncated,
                    float_error=self.float_error * scale + rounding, bound=self.bound)
 
