@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from mutation.plan import GROUPS, MESSAGE_ONLY
-from mutation.scratch import scratch_copy
+from mutation.scratch import copy_tracked
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "build" / "mutation"
@@ -50,8 +50,7 @@ def run_group(name: str, per_module: int, seed: int, children: int) -> dict:
     """Generate, sample and run one group's mutants; the per-module tally and the survivors' diffs."""
     tree = OUT / name
     tree.mkdir(parents=True, exist_ok=True)
-    with scratch_copy(ROOT, keep=tree):
-        pass
+    copy_tracked(ROOT, tree)
     (tree / "setup.cfg").write_text(_config(GROUPS[name]))
     _mutmut(tree, "run", "--max-children", str(children), "verialloc-generate-only")  # generates, runs none
     codes = _metas(tree)
