@@ -36,9 +36,14 @@ pairs = probability_pairs(max_atoms=3, max_weight=4).filter(lambda pq: any(x > 0
 epsilons = st.sampled_from([Fraction(0), Fraction(1, 8), Fraction(1, 2), Fraction(1), Fraction(7, 4), Fraction(3)])
 
 
+def gamma_remove(t: int, lam: Fraction) -> Fraction:
+    """γ→ = 1/(1 − (1 − λ)^t) (F37), exactly."""
+    return 1 / (1 - (1 - lam) ** t)
+
+
 def conditioned_poisson(p, q, t: int, lam: Fraction) -> tuple[dict, dict]:
     """(P⁺, Q^t) over output sequences, exactly: P⁺ = γ→ Σ_{k=1..t} B_{t,λ}(k) A_{t,k} (F31)."""
-    gamma = 1 / (1 - (1 - lam) ** t)
+    gamma = gamma_remove(t, lam)
     plus: dict = {}
     q_t = None
     for k in range(1, t + 1):
@@ -63,8 +68,8 @@ def check(p, q, t: int, lam: Fraction, eps: Fraction, direction: str) -> None:
     value = decomposition.delta(Config(DiscretePair(p, q), steps=t), float(eps), direction, options).value
     what = (p, q, t, lam, eps, direction, value, ref)
     assert value >= ref * (1 - 1e-12), what  # sound: the Poisson ingredient is an upper bound
-    gamma = 1 / (1 - (1 - lam) ** t)
-    factor = gamma if direction == "remove" else 1 + kappa(eps) * (gamma - 1)
+    gamma = gamma_remove(t, lam)
+    factor = gamma if direction == "remove" else 1 + k * (gamma - 1)
     grid = float(factor) * math.expm1(t * GRID.loss_step)
     assert value <= ref * (1 + TIGHT_REL) + grid + TIGHT_ABS, what  # Lemma D.4 is an identity: only the grid's slack
 

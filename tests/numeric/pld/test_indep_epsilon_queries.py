@@ -17,6 +17,7 @@ from verialloc.mechanisms import RandomizedResponse
 from verialloc.numeric.pld.allocation import allocation
 from verialloc.numeric.pld.discretize import discretize_pair
 from verialloc.numeric.pld.loss_law import GaussianLoss, LaplaceLoss, loss_law
+from verialloc.numeric.pld.pld import PLD
 
 DPS = 50
 TARGETS = [0.9, 0.5, 0.3, 0.1, 0.0123, 1e-3, 1e-4, 3.3e-6, 1e-8, 1e-10, 1e-12, 1e-14]
@@ -129,7 +130,6 @@ def test_epsilon_near_a_steep_atom_is_certified(losses, masses, fraction):
     """Targets whose crossing sits just below a large loss, where δ changes by ~1e−13 relative per ulp of ε — far
     more than the evaluation's relative error — so returning the inner end of the last bisection interval (ε with
     δ(ε) above the target) fails the exact check. PLDs built by hand (float_error 0 and 1e−18), both bounds."""
-    from verialloc.numeric.pld.pld import PLD
     top = losses[-1]
     for float_error in (0.0, 1e-18):
         for bound, check in (("upper", check_upper), ("lower", check_lower)):

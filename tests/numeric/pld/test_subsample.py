@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from verialloc.errors import InvalidParameter, UnsupportedRequest
 from verialloc.exact.quadrature import poisson_delta_quadrature
-from verialloc.mechanisms import Gaussian, Laplace
+from verialloc.mechanisms import DiscretePair, Gaussian, Laplace
 from verialloc.numeric.pld.discretize import atomic_pld, discretize
 from verialloc.numeric.pld.loss_law import FiniteLoss, GaussianLoss, loss_law
 from verialloc.numeric.pld.pld import PLD
@@ -200,7 +200,6 @@ def test_invalid_rate_names_the_parameter():
 def test_rate_one_keeps_the_minus_infinity_atom():
     """F47 at λ = 1 is the identity (I17): Q's mass where P = 0 stays at loss −inf (no finite atom at ln(1 − λ)).
     Reference: the pair's own Q-mass on {P = 0}, exact. Would catch the finite atom kept at λ = 1."""
-    from verialloc.mechanisms import DiscretePair
     law = loss_law(DiscretePair([Fraction(1, 2), Fraction(1, 2), Fraction(0)], [Fraction(1, 4), Fraction(1, 2), Fraction(1, 4)]))
     sub = SubsampledLoss(law, 1.0)
     assert law.q_neg_inf == 0.25
