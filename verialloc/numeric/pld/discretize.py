@@ -334,6 +334,14 @@ def _sweep(xs: np.ndarray, ws: np.ndarray, near: np.ndarray, g: np.ndarray):
     i, rem = 0, (ws[0] if n else 0.0)
     while i < n:
         x, k = xs[i], near[i]
+        if x <= 0:  # no first-mass to keep: one loose class below the grid, its second-mass left for borrowing
+            if ks and loose[-1] and rs[-1] <= 0:
+                ms[-1] += rem
+            else:
+                push(-1, rem, 0.0, True)
+            i += 1
+            rem = ws[i] if i < n else 0.0
+            continue
         if x >= g[k]:
             taken = borrow(g[k], rem * (x - g[k])) if x > g[k] else 0.0
             if taken is not None:
