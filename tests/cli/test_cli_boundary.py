@@ -164,8 +164,10 @@ def test_broken_pipe_console(tmp_path):
 
 
 def test_sigint_console():
-    """A real SIGINT during the computation: one line, status 130."""
+    """A real SIGINT during the computation: one line, status 130. The child restores Python's SIGINT handler: a
+    shell starts background jobs with SIGINT ignored, and the child would inherit that (seen in `.ci/seed-runs`)."""
     code = ("import os, signal, sys\n"
+            "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
             "from verialloc.cli import main, query\n"
             "run = query.run\n"
             "def interrupted(args):\n"
