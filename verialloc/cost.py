@@ -281,8 +281,9 @@ def _mc(config: Config, samples) -> Estimate:
     n = _int_or_none(samples)
     if n is None:
         n = min(hi, max(lo, total // t))
-    entries = 2 * n * t * 1.1  # two directions, pilot draws (≈ 5 %) included
-    return Estimate(BASE_SECONDS + C_MC * entries, BASE_MEMORY + MC_SAMPLE_BYTES * n * 3 + MC_CHUNK_BYTES,
+    counted = min(n, 2 ** 64)  # beyond: refused all the same, and the float estimate stays finite
+    entries = 2 * counted * t * 1.1  # two directions, pilot draws (≈ 5 %) included
+    return Estimate(BASE_SECONDS + C_MC * entries, BASE_MEMORY + MC_SAMPLE_BYTES * counted * 3 + MC_CHUNK_BYTES,
                     "samples", n)
 
 

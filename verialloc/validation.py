@@ -6,6 +6,7 @@ Floats are read through their shortest decimal repr (0.8 -> 4/5), decimal string
 from __future__ import annotations
 
 import math
+import sys
 from fractions import Fraction
 from numbers import Rational
 
@@ -51,8 +52,24 @@ def positive(name: str, value) -> Fraction:
     return x
 
 
+def nonnegative(name: str, value) -> Fraction:
+    x = to_fraction(name, value)
+    if x < 0:
+        raise InvalidParameter(name, value, "must be >= 0")
+    return x
+
+
 def real(name: str, value) -> Fraction:
     return to_fraction(name, value)
+
+
+def as_float(name: str, value, check=real) -> float:
+    """check(name, value) as the nearest float64; a value beyond the float64 range is an InvalidParameter."""
+    x = check(name, value)
+    try:
+        return float(x)
+    except OverflowError:
+        raise InvalidParameter(name, value, f"must lie within the float64 range (|x| <= {sys.float_info.max:.6g})") from None
 
 
 def open_unit(name: str, value) -> Fraction:

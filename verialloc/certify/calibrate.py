@@ -30,7 +30,7 @@ from ..config import Config
 from ..cost import BudgetExceeded
 from ..errors import InvalidParameter
 from ..mechanisms import Gaussian
-from ..validation import positive, to_fraction
+from ..validation import as_float, positive, to_fraction
 from .refine import certify
 from .verdict import make_claim
 
@@ -73,7 +73,7 @@ def calibrate(template: Config, target_epsilon, delta, *, direction: str = "both
                                "a total variation distance <= delta, far outside the calibrated sigma range")
     claim = make_claim(delta=delta, claimed_epsilon=target_epsilon)
     tol = positive("tolerance", tolerance)
-    seconds = float(positive("budget", budget))
+    seconds = as_float("budget", budget, positive)
     start = time.perf_counter()
     hi = lo = None
     probes: list = []

@@ -32,7 +32,7 @@ from ..exact import accountant as exact_accountant
 from ..mechanisms import FinitePair, Gaussian
 from ..numeric.pld import pld_accountant
 from ..numeric.pld.pld_accountant import Settings
-from ..validation import direction as check_direction, positive
+from ..validation import as_float, direction as check_direction, positive
 from . import float_error
 from .verdict import Claim, decide
 
@@ -125,7 +125,7 @@ def certify(config: Config, claim: Claim, direction: str = "both", budget=DEFAUL
     use_exact=False skips step 1 (pld only); loss_steps replaces the pld schedule; strict=True decides on
     rigorous bounds only (a quadrature step is recorded as skipped and the pld schedule follows)."""
     d = check_direction(direction)
-    seconds = float(positive("budget", budget))
+    seconds = as_float("budget", budget, positive)
     start = time.perf_counter()
     steps: list[Step] = []
     lower, upper, lo_i, hi_i = mp.mpf("-inf"), mp.mpf("inf"), -1, -1

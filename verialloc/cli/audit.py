@@ -11,7 +11,7 @@ is computed first (method pld by default) and that single entry is audited.
 from __future__ import annotations
 
 from ..errors import InvalidParameter, UnsupportedRequest
-from ..validation import open_unit, positive, real
+from ..validation import as_float, open_unit, positive, real
 from .common import add_config_flags, config_from_args, progress_bar
 
 
@@ -104,11 +104,11 @@ def run(args) -> dict:
                 "accountants": [{"name": a.name, "package": a.package, "installed": a.installed(),
                                  "direction": a.direction, "claims": a.claims, "call": a.call} for a in registry().values()],
                 "entries": [e["id"] for e in golden.load()["entries"]]}
-    loose = float(nonnegative("loose-percent", args.loose_percent))
+    loose = as_float("loose-percent", args.loose_percent, nonnegative)
     accountants = _accountants(args)
     if not accountants:
         raise UnsupportedRequest("accountants", "(none installed)", "pip install 'verialloc[audit]'")
-    timeout = float(positive("timeout", args.timeout))
+    timeout = as_float("timeout", args.timeout, positive)
     rows = audit(accountants, _entries(args), loose, progress=progress_bar(), timeout=timeout)
     meta = {"command": "audit", "loose_percent": loose, "timeout": timeout}
     if args.mechanism is None:

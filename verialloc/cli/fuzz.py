@@ -14,7 +14,7 @@ import sys
 import time
 
 from ..errors import InvalidParameter
-from ..validation import integer, positive
+from ..validation import as_float, integer, positive
 
 
 def register(sub) -> None:
@@ -49,7 +49,7 @@ def run(args) -> dict:
     from ..testing import fuzz as fz
 
     methods = _choices("methods", args.methods, tuple(api.METHODS))
-    timeout = float(positive("timeout", args.timeout))
+    timeout = as_float("timeout", args.timeout, positive)
     if args.replay is not None:
         try:
             case = fz.Case.from_dict(json.loads(args.replay))
@@ -58,7 +58,7 @@ def run(args) -> dict:
             raise InvalidParameter("replay", args.replay[:80], f"must be a case JSON printed by verialloc fuzz ({exc})") from None
         return {"command": "fuzz-replay", **fz.case_json(fz.replay(case, methods, timeout))}
     families = _choices("families", args.families, fz.FAMILIES)
-    minutes = float(positive("minutes", args.minutes))
+    minutes = as_float("minutes", args.minutes, positive)
     seed = integer("seed", args.seed, lo=0)
     max_cases = None if args.cases is None else integer("cases", args.cases, lo=1)
     bar = _progress(minutes)

@@ -19,7 +19,7 @@ from ...config import Config
 from ...errors import UnsupportedRequest
 from ...rounding import trivial_epsilon_lower
 from ...result import Bracket, max_bracket
-from ...validation import direction as check_direction, open_unit, real
+from ...validation import as_float, direction as check_direction, open_unit
 from . import BOUNDS, Options
 from .base import reporting
 
@@ -33,7 +33,7 @@ EPS_MAX = 200.0
 
 def bounds(config: Config, epsilon, direction: str, options: Options = Options()) -> dict:
     """{bound name: float upper bound on δ(ε), or the reason (str) it does not apply}; "both" = max over directions."""
-    eps = float(real("epsilon", epsilon))
+    eps = as_float("epsilon", epsilon)
     d = check_direction(direction)
     _check_scheme(config)
     if d != "both":
@@ -50,7 +50,7 @@ def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, op
           progress=None) -> Bracket:
     """Bracket [0, min over analytic bounds] for δ(ε). progress(stage): called per bound (and per Poisson PLD
     a bound builds), stages "<direction> eps=<ε>: <bound>[: <ingredient>]"."""
-    eps = float(real("epsilon", epsilon))
+    eps = as_float("epsilon", epsilon)
     d = check_direction(direction)
     _check_scheme(config)
 
@@ -66,7 +66,7 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, op
             progress=None) -> Bracket:
     """Bracket [ln(1 − δ), ε_hi] for ε(δ), with min-bound(ε_hi) ≤ δ verified (progress: as in delta, for every
     ε the bisection evaluates)."""
-    target = float(open_unit("delta", delta))
+    target = as_float("delta", delta, open_unit)
     d = check_direction(direction)
     _check_scheme(config)
     copies = config.steps * config.k * config.epochs  # Poisson steps composed by the ingredients

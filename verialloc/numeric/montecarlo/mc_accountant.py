@@ -19,7 +19,7 @@ from ...errors import InvalidParameter, UnsupportedRequest
 from ...mechanisms import Gaussian
 from ...rounding import trivial_epsilon_lower
 from ...result import Bracket, max_bracket
-from ...validation import direction as check_direction, integer, open_unit, real
+from ...validation import as_float, direction as check_direction, integer, open_unit
 from . import montecarlo as mc
 
 METHOD = "mc"
@@ -36,7 +36,7 @@ EPS_CAP = 200.0
 def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, *, samples=None, seed=DEFAULT_SEED,
           confidence=0.95, interval: str = "bernstein", proposal: str = "auto") -> Bracket:
     """Confidence interval for δ(ε) (estimate, not a bound), clipped to [0, 1]."""
-    eps = float(real("epsilon", epsilon))
+    eps = as_float("epsilon", epsilon)
     opts = _options(config, samples, seed, confidence, interval, proposal)
 
     def one(d: str, conf: float) -> Bracket:
@@ -56,7 +56,7 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, *,
     bisection; lower never below ln(1 − delta), since δ(ε) ≥ 1 − e^ε (I1). If the δ interval covers δ at the true ε*,
     ε* lies in the reported interval.
     """
-    target = float(open_unit("delta", delta))
+    target = as_float("delta", delta, open_unit)
     opts = _options(config, samples, seed, confidence, interval, proposal)
     eps_min = trivial_epsilon_lower(target)
 
@@ -96,7 +96,7 @@ def _options(config: Config, samples, seed, confidence, interval, proposal) -> d
         top = min(MAX_SAMPLES, MAX_ENTRIES // config.steps)
         raise InvalidParameter("samples", samples, f"must be an integer in [100, {top}] at steps={config.steps} "
                                f"(at most {MAX_ENTRIES:.0e} draws of one step; see the cost model)")
-    conf = float(open_unit("confidence", confidence))
+    conf = as_float("confidence", confidence, open_unit)
     if interval not in mc.INTERVALS:
         raise InvalidParameter("interval", interval, "must be one of " + "|".join(mc.INTERVALS))
     if proposal not in ("auto", "plain"):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from ...errors import InvalidParameter
-from ...validation import integer, open_unit, positive, to_fraction
+from ...validation import as_float, integer, open_unit, positive, to_fraction
 
 
 def biased_sampling_ratio(eps0, q) -> float:
@@ -27,8 +27,8 @@ def advanced_composition(epsilons, delta) -> float:
     Adaptive composition of ε_i-DP mechanisms is (ε, δ)-DP with
     ε = Σ ε_i (e^{ε_i} − 1)/(e^{ε_i} + 1) + √(2 ln(1/δ) Σ ε_i²)   [(e^x − 1)/(e^x + 1) = tanh(x/2)].
     """
-    eps = [float(positive(f"epsilons[{i}]", e)) for i, e in enumerate(_nonempty(epsilons))]
-    d = float(open_unit("delta", delta))
+    eps = [as_float(f"epsilons[{i}]", e, positive) for i, e in enumerate(_nonempty(epsilons))]
+    d = as_float("delta", delta, open_unit)
     return math.fsum(e * math.tanh(e / 2) for e in eps) + math.sqrt(2 * -math.log(d) * math.fsum(e * e for e in eps))
 
 
@@ -36,8 +36,8 @@ def decreasing_composition(a, b, k, delta) -> float:
     """Lemma A.2 (F66): k steps with ε_i <= ln(1 + a/(k − b(i−1))) compose to (ε, δ)-DP,
     ε = a²/(2k(1−b)) + √(2a² ln(1/δ)/(k(1−b))); a > 0, b in (0, 1). Upper bound on F65 of those ε_i (I37).
     """
-    a, b = float(positive("a", a)), float(open_unit("b", b))
-    k, d = integer("k", k), float(open_unit("delta", delta))
+    a, b = as_float("a", a, positive), as_float("b", b, open_unit)
+    k, d = integer("k", k), as_float("delta", delta, open_unit)
     scale = k * (1 - b)
     return a * a / (2 * scale) + math.sqrt(2 * a * a * -math.log(d) / scale)
 
@@ -59,7 +59,7 @@ def replacement_epsilon(eps0, m, delta, w_max=1, *, composed=False) -> float:
     ε = w²e^{ε0}(e^{ε0} − 1)²/(2m) + w(e^{ε0} − 1)√(2e^{ε0} ln(1/δ)/m).
     composed=True: F65 applied to the per-step ε_i themselves (never larger; same proof, no relaxation).
     """
-    e0, m, w, d = _eps0(eps0), integer("m", m), _unit_closed("w_max", w_max), float(open_unit("delta", delta))
+    e0, m, w, d = _eps0(eps0), integer("m", m), _unit_closed("w_max", w_max), as_float("delta", delta, open_unit)
     if composed:
         return advanced_composition(replacement_step_epsilons(e0, m, w), d) if w > 0 else 0.0
     x, g = math.exp(e0), math.expm1(e0)
@@ -68,7 +68,7 @@ def replacement_epsilon(eps0, m, delta, w_max=1, *, composed=False) -> float:
 
 def replacement_epsilon_simple(eps0, m, delta, w_max=1) -> float:
     """The simplified Thm A.4 bound 7·w_max·ε0·√(ln(1/δ)/m), stated for ε0 <= 1 and δ <= 1/100 (F68, E25)."""
-    e0, m, w, d = _eps0(eps0), integer("m", m), _unit_closed("w_max", w_max), float(open_unit("delta", delta))
+    e0, m, w, d = _eps0(eps0), integer("m", m), _unit_closed("w_max", w_max), as_float("delta", delta, open_unit)
     if e0 > 1:
         raise InvalidParameter("eps0", eps0, "must be <= 1 for the simplified bound")
     if d > 0.01:
@@ -80,7 +80,7 @@ def pure_reduction_delta0_max(eps0, delta1) -> float:
     """Lemma A.3 (F67): largest δ0 for which an (ε0, δ0) local randomizer is δ1-close in TV to an 8ε0-DP one,
     (1 − e^{−ε0})δ1 / (4e^{ε0}(2 + ln(2/δ1)/ln(1/(1 − e^{−5ε0})))) — with e^{−5ε0} as in the statement (E24).
     """
-    e0, d1 = _eps0(eps0), float(open_unit("delta1", delta1))
+    e0, d1 = _eps0(eps0), as_float("delta1", delta1, open_unit)
     rounds = math.log(2 / d1) / -math.log1p(-math.exp(-5 * e0))
     return -math.expm1(-e0) * d1 / (4 * math.exp(e0) * (2 + rounds))
 
@@ -90,13 +90,13 @@ def replacement_epsilon_approx(eps0, delta0, m, delta, delta1, w_max=1) -> tuple
     ε′ = w²e^{8ε0}(e^{8ε0} − 1)²/(2m) + w(e^{8ε0} − 1)√(2e^{8ε0} ln(1/δ)/m), δ′ = δ + m(e^{ε′} + 1)δ1.
     Requires δ0 <= `pure_reduction_delta0_max(eps0, delta1)`.
     """
-    e0, d0, d1 = _eps0(eps0), float(open_unit("delta0", delta0)), float(open_unit("delta1", delta1))
+    e0, d0, d1 = _eps0(eps0), as_float("delta0", delta0, open_unit), as_float("delta1", delta1, open_unit)
     m = integer("m", m)
     limit = pure_reduction_delta0_max(e0, d1)
     if d0 > limit:
         raise InvalidParameter("delta0", delta0, f"must be <= {limit:.6g} (Lemma A.3 with this eps0 and delta1)")
     eps = replacement_epsilon(8 * e0, m, delta, w_max)
-    return eps, float(open_unit("delta", delta)) + m * (math.exp(eps) + 1) * d1
+    return eps, as_float("delta", delta, open_unit) + m * (math.exp(eps) + 1) * d1
 
 
 def fixed_checkin_epsilon(eps0, m, p0, delta) -> float:
@@ -123,7 +123,7 @@ def swapping_epsilon(eps0, n, delta, *, composed=False) -> float:
     composed=False: ε = e^{3ε0}(e^{ε0} − 1)²/(2n) + e^{3ε0/2}(e^{ε0} − 1)√(2 ln(1/δ)/n) (F66 with
     a = e^{ε0}(e^{ε0} − 1), b = 1 − e^{−ε0}, k = n); composed=True: F65 on the per-step ε_i (never larger).
     """
-    e0, n, d = _eps0(eps0), integer("n", n), float(open_unit("delta", delta))
+    e0, n, d = _eps0(eps0), integer("n", n), as_float("delta", delta, open_unit)
     if composed:
         return advanced_composition(swapping_step_epsilons(e0, n), d)
     x, g = math.exp(e0), math.expm1(e0)
@@ -132,7 +132,7 @@ def swapping_epsilon(eps0, n, delta, *, composed=False) -> float:
 
 def fixed_bins_epsilon(eps0, loads, delta) -> float:
     """Thm A.5 (F73): A_bin with bin sizes ℓ (Σℓ_i = n), ε = ‖ℓ‖²e^{4ε0}(e^{ε0} − 1)²/(2n²) + ‖ℓ‖e^{2ε0}(e^{ε0} − 1)√(2 ln(1/δ))/n."""
-    e0, d = _eps0(eps0), float(open_unit("delta", delta))
+    e0, d = _eps0(eps0), as_float("delta", delta, open_unit)
     sizes = [integer(f"loads[{i}]", v, lo=0) for i, v in enumerate(_nonempty(loads))]
     n = sum(sizes)
     if n == 0:
@@ -142,7 +142,7 @@ def fixed_bins_epsilon(eps0, loads, delta) -> float:
 
 
 def _eps0(value) -> float:
-    e0 = float(positive("eps0", value))
+    e0 = as_float("eps0", value, positive)
     if e0 > 50:
         raise InvalidParameter("eps0", value, "must lie in (0, 50]")
     return e0

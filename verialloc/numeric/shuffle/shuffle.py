@@ -29,7 +29,7 @@ from scipy.stats import binom
 
 from ...errors import InvalidParameter, UnsupportedRequest
 from ...result import Bracket
-from ...validation import integer, open_unit, positive, rate as check_rate
+from ...validation import as_float, integer, open_unit, positive, rate as check_rate
 from ..rdp.rdp_conversion import epsilon_f18
 
 METHOD = "shuffle-rdp"
@@ -94,7 +94,7 @@ def shuffle_gaussian_rdp(sigma, n, order) -> float:
     Exact identity (remove direction, E20): (1/(λ−1))·ln(e^{−λ/(2σ²)} n^{−λ} Σ_{k_1+…+k_n=λ} binom(λ; k)
     e^{Σk_i²/(2σ²)}) = R_λ of 1-out-of-n allocation of N(1, σ²) vs N(0, σ²) (F39/F40).
     """
-    s, n, lam = float(positive("sigma", sigma)), integer("n", n), integer("order", order, lo=2)
+    s, n, lam = as_float("sigma", sigma, positive), integer("n", n), integer("order", order, lo=2)
     log_w, squares = _log_weights(n, lam)
     # Π_p D_p − 1 with D_p = e^{p(p−1)/(2σ²)}: exponent (Σp² − λ)/(2σ²) >= 0
     exponent = (squares - lam) / (2 * s * s)
@@ -119,7 +119,7 @@ def _log1p_exp(x: float) -> float:
 
 def gaussian_rdp(sigma, order) -> float:
     """λ/(2σ²): the unshuffled Gaussian RDP, an upper bound on `shuffle_gaussian_rdp` ([001] Cor 1, F57)."""
-    s, lam = float(positive("sigma", sigma)), integer("order", order, lo=2)
+    s, lam = as_float("sigma", sigma, positive), integer("order", order, lo=2)
     return lam / (2 * s * s)
 
 
@@ -130,7 +130,7 @@ def subsampled_shuffle_rdp(sigma, n, m, order) -> float:
     γ = m/n, ε_m = `shuffle_gaussian_rdp` with m users (Wang et al. 2019 Thm 9 with ε(∞) = ∞; E23 brackets).
     Direction: remove, as the ε_m it is built on (E20).
     """
-    s, n, lam = float(positive("sigma", sigma)), integer("n", n), integer("order", order, lo=2)
+    s, n, lam = as_float("sigma", sigma, positive), integer("n", n), integer("order", order, lo=2)
     m = integer("m", m, lo=1, hi=n)
     return _subsampled(s, m, m / n, lam)
 
@@ -160,7 +160,7 @@ def checkin_shuffle_rdp(sigma, n, checkin_rate, order) -> float:
     not evaluated: their total weight is charged at Thm 2 with ε_k(j) replaced by j/(2σ²) (F57), which
     bounds every ε^SSG_{γ,k} (monotonicity in k would need Conjecture 1).
     """
-    s, n, lam = float(positive("sigma", sigma)), integer("n", n), integer("order", order, lo=2)
+    s, n, lam = as_float("sigma", sigma, positive), integer("n", n), integer("order", order, lo=2)
     gamma = float(check_rate("checkin_rate", checkin_rate))
     ks = np.arange(1, n + 1)
     log_pmf = binom.logpmf(ks, n, gamma)
@@ -189,8 +189,8 @@ def checkin_shuffle_rdp_conjectural(sigma, n, checkin_rate, order, spread) -> fl
     (1/(λ−1))·ln(e^{(λ−1)ε^SSG_{γ,1}(λ) − Δ²nγ/2} + e^{(λ−1)ε^SSG_{γ,(1−Δ)nγ+1}(λ)}), Δ = spread in (0, 1) with
     (1 − Δ)nγ an integer (proof of Thm 3; intermediate lines corrected per E22).
     """
-    s, n, lam = float(positive("sigma", sigma)), integer("n", n), integer("order", order, lo=2)
-    gamma, delta_ = float(check_rate("checkin_rate", checkin_rate)), float(open_unit("spread", spread))
+    s, n, lam = as_float("sigma", sigma, positive), integer("n", n), integer("order", order, lo=2)
+    gamma, delta_ = float(check_rate("checkin_rate", checkin_rate)), as_float("spread", spread, open_unit)
     split = (1 - delta_) * n * gamma
     if abs(split - round(split)) > 1e-9:
         raise InvalidParameter("spread", spread, "must make (1 - spread)·n·checkin_rate an integer")
@@ -207,7 +207,7 @@ def epsilon_from_rdp(rdp_of_order, delta, max_order=DEFAULT_MAX_ORDER) -> tuple[
 
     `rdp_of_order(λ)` must return an RDP upper bound (direction as the caller's RDP).
     """
-    d = float(open_unit("delta", delta))
+    d = as_float("delta", delta, open_unit)
     top = integer("max_order", max_order, lo=2)
     lams = np.arange(2, top + 1, dtype=float)
     eps = epsilon_f18(lams, np.array([float(rdp_of_order(int(lam))) for lam in lams]), d, pad=True)
@@ -236,9 +236,9 @@ def clones_baseline_delta(epsilon, eps0, delta0, n, delta) -> tuple[float, bool]
     ε0 <= ln(n/(16 ln(2/δ))) (printed "log(2δ)" and "(s^ε + 1)" — erratum E23). The ε of that bound is
     printed only as O(ε0 √(e^{ε0} ln(1/δ))/√n), so it is not computed here.
     """
-    e = float(positive("epsilon", epsilon))
-    e0, d0 = float(positive("eps0", eps0)), float(open_unit("delta0", delta0))
-    n, d = integer("n", n), float(open_unit("delta", delta))
+    e = as_float("epsilon", epsilon, positive)
+    e0, d0 = as_float("eps0", eps0, positive), as_float("delta0", delta0, open_unit)
+    n, d = integer("n", n), as_float("delta", delta, open_unit)
     threshold = n / (16 * math.log(2 / d))
     applicable = threshold > 1 and e0 <= math.log(threshold)
     return d + (math.exp(e) + 1) * (1 + math.exp(-e0) / 2) * n * d0, applicable
