@@ -14,7 +14,7 @@ import inspect
 from .. import api
 from ..formatting import decimal
 from ..errors import InvalidParameter
-from ..validation import digits as check_digits, integer, positive, to_fraction
+from ..validation import as_float, digits as check_digits, integer, nonnegative, positive, to_fraction
 from .common import DEFAULT_DIGITS, add_config_flags, bracket_json, config_from_args, progress_bar
 
 
@@ -44,6 +44,8 @@ def register(sub) -> None:
             p.add_argument("--alpha-max", help="rdp: largest integer order searched (default adaptive, <= 10000)")
             p.add_argument("--search-tol", help="rdp: stop the order search when larger orders can improve ε by at "
                                                 "most this fraction (default 1e-3)")
+            p.add_argument("--target-gap", help="best: stop asking further methods once the bracket's relative "
+                                                "width is at most this (default 0.01; 0: run every method)")
         p.add_argument("--digits", default=str(DEFAULT_DIGITS), help=f"significant digits (default {DEFAULT_DIGITS})")
         p.add_argument("--json", action="store_true", help="print one JSON object")
         p.set_defaults(run=run, render=render_text)
@@ -52,8 +54,9 @@ def register(sub) -> None:
 PLD_KNOBS = ("loss_step", "grid_step", "tail")
 MC_KNOBS = ("samples", "seed", "confidence")
 RDP_KNOBS = ("alpha_max", "search_tol")
+BEST_KNOBS = ("target_gap",)
 #: --method -> the method-specific flags it accepts
-METHOD_FLAGS = {"pld": PLD_KNOBS, "best": PLD_KNOBS, "analytic": ("loss_step", "tail"), "mc": MC_KNOBS,
+METHOD_FLAGS = {"pld": PLD_KNOBS, "best": PLD_KNOBS + BEST_KNOBS, "analytic": ("loss_step", "tail"), "mc": MC_KNOBS,
                 "rdp": RDP_KNOBS}
 
 
@@ -63,7 +66,8 @@ def method_options(args) -> dict:
     terminal bar shown after ~2 s, plain periodic lines elsewhere); a flag given to a method that does not
     take it is an error."""
     allowed = METHOD_FLAGS.get(args.method, ())
-    given = {k: getattr(args, k) for k in PLD_KNOBS + MC_KNOBS + RDP_KNOBS if getattr(args, k, None) is not None}
+    given = {k: getattr(args, k) for k in PLD_KNOBS + MC_KNOBS + RDP_KNOBS + BEST_KNOBS
+             if getattr(args, k, None) is not None}
     for name, value in given.items():
         if name not in allowed:
             owners = [m for m, flags in METHOD_FLAGS.items() if name in flags]
@@ -82,15 +86,19 @@ def _knobs(method: str, given: dict) -> dict:
         if "alpha_max" in given:
             out["alpha_max"] = integer("alpha-max", given["alpha_max"], 2, 10_000)
         if "search_tol" in given:
-            out["search_tol"] = float(positive("search-tol", given["search_tol"]))
+            out["search_tol"] = as_float("search-tol", given["search_tol"], positive)
         return out
     from ..numeric.pld.pld_accountant import Settings
-    settings = Settings(**{k: float(positive(k.replace("_", "-"), v)) for k, v in given.items()})
+    knobs = {k: v for k, v in given.items() if k in PLD_KNOBS}
+    settings = Settings(**{k: as_float(k.replace("_", "-"), v, positive) for k, v in knobs.items()})
     if method == "analytic":
         from ..numeric.analytic import Options
         return {"options": Options(pld=settings)} if given else {}
-    if method in ("pld", "best"):
+    if method == "pld":
         return {"settings": settings}
+    if method == "best":
+        gap = {"target_gap": as_float("target-gap", given["target_gap"], nonnegative)} if "target_gap" in given else {}
+        return {"settings": settings, **gap}
     return {}
 
 

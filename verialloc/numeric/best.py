@@ -1,45 +1,62 @@
 """Method "best": the tightest valid bracket over the float64 methods, per direction (I11, F51-style combination).
 
 Upper = the minimum of every valid upper bound (pld, rdp, analytic) for the request; lower = the maximum of every
-valid lower bound (pld gives the only non-trivial one). A method that cannot serve the request
-(UnsupportedRequest) is skipped and the reason recorded; `details["upper_from"]`/`["lower_from"]` name the
-winners. `direction="both"` is the maximum over the two directions of the per-direction best (F3).
+valid lower bound (pld gives the only non-trivial one). The methods run in ORDER (pld first: the only non-trivial
+lower end, and the fastest at most settings; analytic last: the slowest), and the run stops once every direction's
+bracket is within `target_gap` (relative width); `target_gap=0` runs them all. A method that cannot serve the
+request (UnsupportedRequest) or was not needed is skipped and the reason recorded; `details["upper_from"]` /
+`["lower_from"]` name the winners. `direction="both"` is the maximum over the directions' best (F3).
 """
 from __future__ import annotations
+
+import mpmath as mp
 
 from ..config import Config
 from ..errors import UnsupportedRequest
 from ..result import Bracket, max_bracket
-from ..validation import direction as check_direction
+from ..validation import as_float, direction as check_direction, nonnegative
 from .analytic import analytic_accountant as analytic
 from .pld import pld_accountant as pld
 from .rdp import rdp_accountant as rdp_method
 
 METHOD = "best"
-#: the combined methods; pld alone takes the accuracy options (settings); pld and analytic report progress
-COMBINED = (pld, rdp_method, analytic)
+#: the combined methods in the order they run; pld alone takes the accuracy options (settings); pld and analytic
+#: report progress
+ORDER = (pld, rdp_method, analytic)
+#: default relative bracket width at which best stops asking further methods
+TARGET_GAP = 1e-2
 
 
-def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, progress=None, **options) -> Bracket:
-    """Bracket for δ(ε): min over valid uppers, max over valid lowers, per direction. progress(stage) is called
-    with stages "best <method>: ..." (one per sub-method, and the sub-method's own stages)."""
-    return _best("delta", config, epsilon, direction, digits, options, progress)
+def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, progress=None,
+          target_gap: float = TARGET_GAP, **options) -> Bracket:
+    """Bracket for δ(ε): min over valid uppers, max over valid lowers, per direction, stopping once the bracket is
+    within `target_gap` (relative). progress(stage) is called with stages "best <method>: ..." (one per sub-method,
+    and the sub-method's own stages)."""
+    return _best("delta", config, epsilon, direction, digits, options, progress, target_gap)
 
 
-def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, progress=None, **options) -> Bracket:
-    """Bracket for ε(δ): min over valid uppers, max over valid lowers, per direction (progress as in delta)."""
-    return _best("epsilon", config, delta, direction, digits, options, progress)
+def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, progress=None,
+            target_gap: float = TARGET_GAP, **options) -> Bracket:
+    """Bracket for ε(δ): min over valid uppers, max over valid lowers, per direction (progress and target_gap as
+    in delta)."""
+    return _best("epsilon", config, delta, direction, digits, options, progress, target_gap)
 
 
 def rdp(config: Config, alpha, digits: int = 30) -> Bracket:
     return rdp_method.rdp(config, alpha, digits)
 
 
-def _best(query: str, config: Config, value, direction: str, digits: int, options: dict, progress=None) -> Bracket:
+def _best(query: str, config: Config, value, direction: str, digits: int, options: dict, progress,
+          target_gap) -> Bracket:
     d = check_direction(direction)
+    gap = as_float("target_gap", target_gap, nonnegative)
     directions = ("remove", "add") if d == "both" else (d,)
     per_method = {}
-    for module in COMBINED:
+    for module in ORDER:
+        if per_method and all(_within(query, d_, per_method, gap) for d_ in directions):
+            reason = f"not run: the bracket is already within target_gap = {gap:g}"
+            per_method[module.METHOD] = {d_: reason for d_ in directions}
+            continue
         kwargs = dict(options) if module is pld else {}
         if progress is not None:
             tick = _prefixed(progress, f"best {module.METHOD}")
@@ -50,6 +67,16 @@ def _best(query: str, config: Config, value, direction: str, digits: int, option
     combined = [_combine(query, d_, {name: answers[d_] for name, answers in per_method.items()})
                 for d_ in directions]
     return combined[0] if d != "both" else max_bracket(*combined)
+
+
+def _within(query: str, d: str, per_method: dict, gap: float) -> bool:
+    """Whether the combined bracket of direction d so far has upper − lower ≤ gap·|upper| (finite ends)."""
+    try:
+        b = _combine(query, d, {name: answers[d] for name, answers in per_method.items()})
+    except UnsupportedRequest:
+        return False
+    lower, upper = mp.mpf(b.lower), mp.mpf(b.upper)  # not float: an end of 1e-338 is not 0
+    return mp.isfinite(lower) and mp.isfinite(upper) and upper - lower <= gap * abs(upper)
 
 
 def _prefixed(progress, prefix: str):

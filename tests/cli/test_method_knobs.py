@@ -1,0 +1,42 @@
+"""Every method-specific flag (`query.METHOD_FLAGS`) refuses hostile values with exit 2 and one line naming it.
+
+Found by sweeping the flags with their owning method: `--search-tol`, `--loss-step`, `--tail`, `--grid-step` at
+1e400 (beyond float64) and `--samples 1e308` crashed with an OverflowError (status 3) — the float conversion of a
+validated exact value (now `validation.as_float`) and mc's cost estimate (now computed on a capped count).
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+
+import pytest
+
+from verialloc.cli import main
+from verialloc.cli.query import METHOD_FLAGS
+
+HOSTILE = ["-1", "nan", "inf", "-inf", "1e400", "abc", "", "1/0"]
+#: values a flag legitimately accepts (a seed is any integer >= 0)
+VALID = {("seed", "1e400")}
+CASES = [(method, flag, value) for method, flags in METHOD_FLAGS.items() for flag in flags for value in HOSTILE
+         if (flag, value) not in VALID]
+
+
+@pytest.mark.parametrize("method, flag, value", CASES)
+def test_hostile_method_flag_is_one_line_exit_2(method, flag, value):
+    name = flag.replace("_", "-")
+    argv = ["epsilon", "--mechanism", "gaussian", "--sigma", "1", "--steps", "2", "--delta", "1e-5",
+            "--method", method, f"--{name}={value}"]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(argv)
+    lines = err.getvalue().splitlines()
+    assert (status, out.getvalue(), len(lines)) == (2, "", 1), (argv, err.getvalue())
+    assert name in lines[0] and "Traceback" not in lines[0]
+
+
+def test_samples_beyond_float64_is_refused_by_the_budget():
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        status = main(["epsilon", "--mechanism", "gaussian", "--sigma", "1", "--steps", "2", "--delta", "1e-5",
+                       "--method", "mc", "--samples", "1e308"])
+    assert status == 2 and "samples" in err.getvalue() and "budget" in err.getvalue()
