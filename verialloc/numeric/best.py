@@ -2,8 +2,8 @@
 
 Upper = the minimum of every valid upper bound (pld, rdp, analytic) for the request; lower = the maximum of every
 valid lower bound (pld gives the only non-trivial one). The methods run in ORDER (pld first: the only non-trivial
-lower end, and the fastest at most settings; analytic last: the slowest), and the run stops once every direction's
-bracket is within `target_gap` (relative width); `target_gap=0` runs them all. A method that cannot serve the
+lower end, and the fastest at most settings; analytic last: the slowest), and the run stops once the answer (for "both"
+the maximum over the directions) is within `target_gap` (relative width); `target_gap=0` runs them all. A method that cannot serve the
 request (UnsupportedRequest) or was not needed is skipped and the reason recorded; `details["upper_from"]` /
 `["lower_from"]` name the winners. `direction="both"` is the maximum over the directions' best (F3).
 """
@@ -53,7 +53,7 @@ def _best(query: str, config: Config, value, direction: str, digits: int, option
     directions = ("remove", "add") if d == "both" else (d,)
     per_method = {}
     for module in ORDER:
-        if per_method and all(_within(query, d_, per_method, gap) for d_ in directions):
+        if per_method and _within(query, directions, per_method, gap):
             reason = f"not run: the bracket is already within target_gap = {gap:g}"
             per_method[module.METHOD] = {d_: reason for d_ in directions}
             continue
@@ -69,10 +69,11 @@ def _best(query: str, config: Config, value, direction: str, digits: int, option
     return combined[0] if d != "both" else max_bracket(*combined)
 
 
-def _within(query: str, d: str, per_method: dict, gap: float) -> bool:
-    """Whether the combined bracket of direction d so far has upper − lower ≤ gap·|upper| (finite ends)."""
+def _within(query: str, directions: tuple, per_method: dict, gap: float) -> bool:
+    """Whether the answer so far (the max over the directions, F3) has upper − lower ≤ gap·|upper|, finite ends."""
     try:
-        b = _combine(query, d, {name: answers[d] for name, answers in per_method.items()})
+        combined = [_combine(query, d, {name: answers[d] for name, answers in per_method.items()}) for d in directions]
+        b = combined[0] if len(combined) == 1 else max_bracket(*combined)
     except UnsupportedRequest:
         return False
     lower, upper = mp.mpf(b.lower), mp.mpf(b.upper)  # not float: an end of 1e-338 is not 0
