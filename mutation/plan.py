@@ -27,7 +27,8 @@ GROUPS = {
     "rdp": {
         "modules": [N + "rdp/rdp_conversion.py", N + "rdp/log_moments.py", N + "rdp/rdp_logspace.py"],
         "tests": [T + "rdp/test_rdp_conversion.py", T + "rdp/test_rdp_logspace.py", T + "rdp/test_rdp_accountant.py",
-                  "tests/properties/test_prop_rdp.py", "tests/invariants/test_i13_rdp_conversion_above_pld.py"],
+                  "tests/properties/test_prop_rdp.py", "tests/invariants/test_i13_rdp_conversion_above_pld.py",
+                  T + "rdp/test_indep_fractional_rdp.py"],
     },
     "analytic": {  # the bounds; analytic_accountant.py (beside them since the route restructure) stays out, as before
         "modules": [N + "analytic/" + m + ".py" for m in ("__init__", "asymptotic", "base", "decomposition",
@@ -36,7 +37,8 @@ GROUPS = {
         "tests": [T + "analytic/test_analytic_bounds.py", T + "analytic/test_indep_analytic_constants.py",
                   T + "analytic/test_analytic_accountant.py", "tests/invariants/test_i31_decomposition_identities.py",
                   "tests/invariants/test_i33_truncated_poisson_parameters.py",
-                  "tests/invariants/test_i34_recursive_parameters.py"],
+                  "tests/invariants/test_i34_recursive_parameters.py",
+                  T + "analytic/test_indep_analytic_options_cap.py"],
     },
     "exact": {
         "modules": ["verialloc/exact/"],
