@@ -11,7 +11,7 @@ $(PY):
 	$(PY) -m pip install -q --upgrade pip
 
 $(STAMP): $(PY) pyproject.toml
-	$(PY) -m pip install -q -e '.[test,plot]'
+	$(PY) -m pip install -q -e '.[test,plot,dp_accounting,dask]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -36,7 +36,7 @@ compare: $(STAMP)
 # mutation testing of the soundness-critical core (issue #15; docs/verification.md): the hand-made mutations
 # must all fail their tests, then a seeded sample of mutmut's mutants per module (--per-module 5 by default: ~40 min on 2 cores)
 mutation: $(STAMP)
-	$(PY) -m pip install -q -e '.[test,plot,mutation]'
+	$(PY) -m pip install -q -e '.[test,plot,dp_accounting,dask,mutation]'
 	$(PY) -m mutation.curated
 	$(PY) -m mutation.run
 
