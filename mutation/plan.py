@@ -16,13 +16,16 @@ GROUPS = {
                   TP + "test_indep_discretize_lower.py", TA + "test_grid_aligned.py", TP + "test_compose.py",
                   TP + "test_fft_underflow.py", TP + "test_upper_keeps_mass.py", TP + "test_subsample.py",
                   TP + "test_eval_accuracy.py", TP + "test_k_reduction.py", TP + "test_pld_accountant.py",
-                  "tests/properties/test_prop_pld_calculus.py"],
+                  "tests/properties/test_prop_pld_calculus.py", TP + "test_indep_grid_ties.py",
+                  TP + "test_indep_truncate_edges.py", TP + "test_indep_neg_inf_atom.py",
+                  TA + "test_indep_merge_borrow.py"],
     },
     "allocation": {
         "modules": [A + "__init__.py", A + "squaring.py", A + "convolution.py", A + "tail_accurate.py",
                     A + "readout.py", A + "geometric.py", A + "geometric_conv.py"],
         "tests": [TA + "test_allocation.py", TA + "test_indep_allocation_cuts.py", TA + "test_large_epsilon.py",
-                  TA + "test_grid_aligned.py", TA + "test_geometric.py", TA + "test_indep_geometric_ties.py"],
+                  TA + "test_grid_aligned.py", TA + "test_geometric.py", TA + "test_indep_geometric_ties.py",
+                  TA + "test_indep_extreme_atoms.py", TA + "test_indep_evaluation_errors.py"],
     },
     "rdp": {
         "modules": [N + "rdp/rdp_conversion.py", N + "rdp/log_moments.py", N + "rdp/rdp_logspace.py"],
