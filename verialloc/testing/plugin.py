@@ -1,0 +1,179 @@
+"""pytest plugin (entry point `pytest11: verialloc`): the `verialloc_check` fixture and `--verialloc-method`.
+
+    def test_mine(verialloc_check):
+        verialloc_check(my_epsilon, Config(Gaussian(1), steps=1000), delta=1e-5, max_loose=0.05)
+
+calls `my_epsilon(config, delta=1e-5, direction="both")` once and judges the answer by what it claims (the flags of
+`verialloc audit`, audit/flags.py) against verialloc's reference bracket [lower, upper] of the truth (F3 for
+"both"; `assertions.reference`: the exact layer when it serves the query, else the certified PLD bracket F55):
+* claim "upper" (default): UNSAFE if below the certified lower end (optimistic: less privacy loss than certified);
+  with `max_loose=x`, LOOSE if above the certified upper end by more than x·|upper|;
+* claim "lower": UNSAFE if above the certified upper end; LOOSE if below the lower end by more than x·|lower|;
+* claim "estimate": OUTSIDE if outside [lower − x·|lower|, upper + x·|upper|], x = `tolerance` (default 0).
+Soundness is `assert_sound_upper` / `assert_sound_lower` (their call convention, `rtol` slack and messages).
+
+The plugin loads into every pytest run where verialloc is installed, so it imports nothing beyond pytest at load
+time; references are computed when a test asks, once per session and query.
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import pytest
+
+#: reference methods of `assertions.reference` (`--verialloc-method`, `method=`)
+METHODS = ("auto", "exact", "pld")
+CLAIMS = ("upper", "lower", "estimate")
+_REFERENCES = pytest.StashKey[dict]()
+
+
+def pytest_addoption(parser):
+    parser.getgroup("verialloc").addoption(
+        "--verialloc-method", choices=METHODS, default="auto",
+        help="reference of the verialloc_check fixture: auto (exact layer when it serves the query, else the "
+             "certified PLD bracket), exact or pld (default auto)")
+
+
+@pytest.fixture
+def verialloc_check(request):
+    """`check_accountant` with the session's reference cache and `--verialloc-method` as default method:
+    verialloc_check(fn, config, *, epsilon=None, delta=None, claim="upper", direction="both", max_loose=None, ...)."""
+    cache = request.config.stash.setdefault(_REFERENCES, {})
+    method = request.config.getoption("verialloc_method")
+
+    @functools.wraps(check_accountant)
+    def check(fn, config, **options):
+        __tracebackhide__ = True
+        return check_accountant(fn, config, **{"method": method, **options}, references=cache)
+
+    return check
+
+
+def check_accountant(fn, config, *, epsilon=None, delta=None, claim: str = "upper", direction: str = "both",
+                     method: str = "auto", max_loose: float | None = None, tolerance: float | None = None,
+                     rtol: float = 1e-12, pld_settings=None, references: dict | None = None, **kwargs):
+    """Check `fn`'s answer to one query against verialloc's reference (module docstring); returns the reference
+    Bracket, raises AssertionError (UNSAFE / LOOSE / OUTSIDE) otherwise.
+
+    Pass exactly one of `epsilon` (fn returns δ(ε)) or `delta` (fn returns ε(δ)); fn is called once as
+    fn(config, epsilon=… | delta=…, direction=…, **kwargs). `config`: a `verialloc.Config` or a dict of its fields.
+    `method`: "auto" | "exact" | "pld"; `pld_settings` refines the pld reference; `references`: a dict caching
+    the references across calls (the fixture's lasts the session).
+    """
+    __tracebackhide__ = True
+    from . import assertions
+
+    config, quantity, value = _inputs(config, epsilon, delta, claim, direction, method, max_loose, tolerance)
+    given = "epsilon" if quantity == "delta" else "delta"
+    raw = fn(config, **{given: value}, direction=direction, **kwargs)
+    claimed = assertions._as_mpf(raw)
+    key = (config, quantity, value, direction, method, pld_settings)
+    cache = {} if references is None else references
+    if key not in cache:
+        cache[key] = assertions.reference(config, epsilon=epsilon, delta=delta, direction=direction, method=method,
+                                          pld_settings=pld_settings)
+    ref = cache[key]
+    kind = "an estimate" if claim == "estimate" else f"a{'n' * (claim == 'upper')} {claim} bound"
+    query = (f"{_name(fn)} claimed {quantity}({given}={value}) = {raw!r} as {kind} [direction={direction}] "
+             f"for {assertions._describe(config)}")
+    if claim == "estimate":
+        _judge_estimate(claimed, ref, tolerance or 0, query)
+        return ref
+
+    @functools.wraps(fn)
+    def answered(*args, **kw):
+        return raw
+
+    sound = assertions.assert_sound_upper if claim == "upper" else assertions.assert_sound_lower
+    try:
+        sound(answered, config, epsilon=epsilon, delta=delta, direction=direction, rtol=rtol, method=ref, **kwargs)
+    except AssertionError as err:
+        harm = ("optimistic: less privacy loss than certified" if claim == "upper" else
+                "overstated: a lower end above the certified upper end")
+        raise AssertionError(f"verialloc UNSAFE ({harm}): {err}") from None
+    if max_loose is not None:
+        _judge_looseness(claimed, ref, claim, max_loose, query)
+    return ref
+
+
+def _inputs(config, epsilon, delta, claim, direction, method, max_loose, tolerance):
+    """(Config, quantity, value) after checking the arguments; clear errors for bad ones."""
+    from ..config import Config
+    from ..validation import direction as check_direction
+
+    if isinstance(config, dict):
+        config = Config(**config)
+    if not isinstance(config, Config):
+        raise TypeError(f"config must be a verialloc.Config or a dict of its fields, got {config!r}")
+    if (epsilon is None) == (delta is None):
+        raise TypeError("pass exactly one of epsilon= (fn returns delta) or delta= (fn returns epsilon)")
+    check_direction(direction)
+    if claim not in CLAIMS:
+        raise ValueError(f"claim must be one of {', '.join(CLAIMS)}, got {claim!r}")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    for name, x in (("max_loose", max_loose), ("tolerance", tolerance)):
+        if x is not None and not (isinstance(x, (int, float)) and math.isfinite(x) and x >= 0):
+            raise ValueError(f"{name} must be a finite number >= 0, got {x!r}")
+    if max_loose is not None and claim == "estimate":
+        raise ValueError("max_loose applies to upper and lower claims; an estimate takes tolerance=")
+    if tolerance is not None and claim != "estimate":
+        raise ValueError("tolerance applies to estimates; an upper or lower claim takes max_loose=")
+    return (config, "delta", epsilon) if epsilon is not None else (config, "epsilon", delta)
+
+
+def _judge_looseness(claimed, ref, claim, max_loose, query):
+    __tracebackhide__ = True
+    import mpmath as mp
+
+    end = ref.upper if claim == "upper" else ref.lower
+    if not mp.isfinite(end):
+        return
+    with mp.workdps(40):
+        gap = claimed - end if claim == "upper" else end - claimed
+        if gap <= max_loose * abs(end):
+            return
+        side = "above the certified upper" if claim == "upper" else "below the certified lower"
+        raise AssertionError(f"verialloc LOOSE: {query}, {_percent(gap, end)} {side} end {mp.nstr(end, 12)} "
+                             f"(max_loose={max_loose}); {_bracket(ref)}")
+
+
+def _judge_estimate(claimed, ref, tolerance, query):
+    __tracebackhide__ = True
+    import mpmath as mp
+
+    with mp.workdps(40):
+        if claimed is not None:
+            low, high = _widen(ref.lower, -tolerance), _widen(ref.upper, tolerance)
+            if low <= claimed <= high:
+                return
+            where = (f"{_percent(ref.lower - claimed, ref.lower)} below the certified lower" if claimed < low else
+                     f"{_percent(claimed - ref.upper, ref.upper)} above the certified upper")
+        else:
+            where = "not a number"
+        raise AssertionError(f"verialloc OUTSIDE: {query}: {where} (tolerance={tolerance}); {_bracket(ref)}")
+
+
+def _widen(end, by):
+    """end + by·|end| (an infinite end stays as it is)."""
+    import mpmath as mp
+
+    return end + by * abs(end) if mp.isfinite(end) else end
+
+
+def _percent(part, whole) -> str:
+    import mpmath as mp
+
+    return "inf%" if whole == 0 else f"{mp.nstr(100 * part / abs(whole), 3)}%"
+
+
+def _bracket(ref) -> str:
+    import mpmath as mp
+
+    return (f"verialloc's reference (method '{ref.method}', error_kind '{ref.error_kind}') is {ref.quantity} ∈ "
+            f"[{mp.nstr(ref.lower, 12)}, {mp.nstr(ref.upper, 12)}]")
+
+
+def _name(fn) -> str:
+    return getattr(fn, "__qualname__", None) or repr(fn)
