@@ -10,16 +10,18 @@ calls `my_epsilon(config, delta=1e-5, direction="both")` once and judges the ans
   with `max_loose=x`, LOOSE if above the certified upper end by more than x·|upper|;
 * claim "lower": UNSAFE if above the certified upper end; LOOSE if below the lower end by more than x·|lower|;
 * claim "estimate": OUTSIDE if outside [lower − x·|lower|, upper + x·|upper|], x = `tolerance` (default 0).
-Soundness is `assert_sound_upper` / `assert_sound_lower` (their call convention, `rtol` slack and messages).
+Soundness is `assert_sound_upper` / `assert_sound_lower` (their call convention and messages); `rtol` (default
+1e-12) widens every comparison for the float64 rounding of an exact answer.
 
-The plugin loads into every pytest run where verialloc is installed, so it imports nothing beyond pytest at load
-time; references are computed when a test asks, once per session and query.
+The plugin loads into every pytest run where verialloc is installed, so at load time it imports only pytest and
+mpmath (verialloc's own modules when a test asks); references are computed once per session and query.
 """
 from __future__ import annotations
 
 import functools
 import math
 
+import mpmath as mp
 import pytest
 
 #: reference methods of `assertions.reference` (`--verialloc-method`, `method=`)
@@ -78,7 +80,7 @@ def check_accountant(fn, config, *, epsilon=None, delta=None, claim: str = "uppe
     query = (f"{_name(fn)} claimed {quantity}({given}={value}) = {raw!r} as {kind} [direction={direction}] "
              f"for {assertions._describe(config)}")
     if claim == "estimate":
-        _judge_estimate(claimed, ref, tolerance or 0, query)
+        _judge_estimate(claimed, ref, tolerance or 0, rtol, query)
         return ref
 
     @functools.wraps(fn)
@@ -114,7 +116,8 @@ def _inputs(config, epsilon, delta, claim, direction, method, max_loose, toleran
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     for name, x in (("max_loose", max_loose), ("tolerance", tolerance)):
-        if x is not None and not (isinstance(x, (int, float)) and math.isfinite(x) and x >= 0):
+        number = isinstance(x, (int, float)) and not isinstance(x, bool)
+        if x is not None and not (number and math.isfinite(x) and x >= 0):
             raise ValueError(f"{name} must be a finite number >= 0, got {x!r}")
     if max_loose is not None and claim == "estimate":
         raise ValueError("max_loose applies to upper and lower claims; an estimate takes tolerance=")
@@ -125,8 +128,6 @@ def _inputs(config, epsilon, delta, claim, direction, method, max_loose, toleran
 
 def _judge_looseness(claimed, ref, claim, max_loose, query):
     __tracebackhide__ = True
-    import mpmath as mp
-
     end = ref.upper if claim == "upper" else ref.lower
     if not mp.isfinite(end):
         return
@@ -139,17 +140,15 @@ def _judge_looseness(claimed, ref, claim, max_loose, query):
                              f"(max_loose={max_loose}); {_bracket(ref)}")
 
 
-def _judge_estimate(claimed, ref, tolerance, query):
+def _judge_estimate(claimed, ref, tolerance, rtol, query):
     __tracebackhide__ = True
-    import mpmath as mp
-
     with mp.workdps(40):
         if claimed is not None:
-            low, high = _widen(ref.lower, -tolerance), _widen(ref.upper, tolerance)
+            low, high = _widen(ref.lower, -tolerance - rtol), _widen(ref.upper, tolerance + rtol)
             if low <= claimed <= high:
                 return
-            where = (f"{_percent(ref.lower - claimed, ref.lower)} below the certified lower" if claimed < low else
-                     f"{_percent(claimed - ref.upper, ref.upper)} above the certified upper")
+            where = (f"{_percent(ref.lower - claimed, ref.lower)} below the certified lower end" if claimed < low
+                     else f"{_percent(claimed - ref.upper, ref.upper)} above the certified upper end")
         else:
             where = "not a number"
         raise AssertionError(f"verialloc OUTSIDE: {query}: {where} (tolerance={tolerance}); {_bracket(ref)}")
@@ -157,20 +156,14 @@ def _judge_estimate(claimed, ref, tolerance, query):
 
 def _widen(end, by):
     """end + by·|end| (an infinite end stays as it is)."""
-    import mpmath as mp
-
     return end + by * abs(end) if mp.isfinite(end) else end
 
 
 def _percent(part, whole) -> str:
-    import mpmath as mp
-
     return "inf%" if whole == 0 else f"{mp.nstr(100 * part / abs(whole), 3)}%"
 
 
 def _bracket(ref) -> str:
-    import mpmath as mp
-
     return (f"verialloc's reference (method '{ref.method}', error_kind '{ref.error_kind}') is {ref.quantity} ∈ "
             f"[{mp.nstr(ref.lower, 12)}, {mp.nstr(ref.upper, 12)}]")
 
