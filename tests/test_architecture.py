@@ -16,7 +16,7 @@ BEGIN, END = "<!-- diagram: python tests/test_architecture.py -->", "<!-- end of
 
 #: floors of verialloc, top first: a module imports only from its own floor or the floors below it
 FLOORS = (
-    ("interfaces", ("cli", "testing")),
+    ("interfaces", ("cli", "integrations", "testing")),
     ("checks", ("audit", "certify", "stability")),
     ("dispatch", ("api", "cost")),
     ("engines", ("exact", "numeric")),

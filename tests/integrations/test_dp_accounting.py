@@ -1,0 +1,263 @@
+"""The dp_accounting bridge: the translation table, and VerifiedAccountant against independent references
+(dp_accounting's own PLD and RDP accountants, verialloc's exact layer, closed forms evaluated here in mpmath)."""
+from fractions import Fraction
+
+import mpmath as mp
+import pytest
+
+dpa = pytest.importorskip("dp_accounting")
+
+from dp_accounting.pld.pld_privacy_accountant import PLDAccountant  # noqa: E402
+from dp_accounting.rdp.rdp_privacy_accountant import RdpAccountant  # noqa: E402
+
+from verialloc import Config, DiscretePair, Gaussian, Laplace, api  # noqa: E402
+from verialloc.errors import InvalidParameter, UnsupportedRequest  # noqa: E402
+from verialloc.integrations.dp_accounting import (  # noqa: E402
+    RandomAllocationDpEvent, VerifiedAccountant, from_dp_event)
+from verialloc.numeric.pld.pld_accountant import Settings  # noqa: E402
+
+NR = dpa.NeighboringRelation
+ADD_REMOVE, SPECIAL = NR.ADD_OR_REMOVE_ONE, NR.REPLACE_SPECIAL
+G = dpa.GaussianDpEvent(0.8)
+LAP = dpa.LaplaceDpEvent(2)
+RR = dpa.RandomizedResponseDpEvent(0.5, 4)
+PS = dpa.PoissonSampledDpEvent(0.01, G)
+ALLOC = RandomAllocationDpEvent(2, 10, G)
+Self, Composed = dpa.SelfComposedDpEvent, dpa.ComposedDpEvent
+#: a coarser grid keeps each PLD query to a second or two (the bracket stays certified, only wider)
+FAST = {"settings": Settings(loss_step=1e-3)}
+
+
+def poisson(mechanism, q, steps):
+    return Config(mechanism, "poisson", steps=steps, rate=q)
+
+
+# R(x) keeps x w.p. 1 − p + p/k = 5/8 (p = 1/2, k = 4); R(special) is uniform: 1/4 on x, 3/4 on the rest
+RR_PAIR = DiscretePair([Fraction(5, 8), Fraction(3, 8)], [Fraction(1, 4), Fraction(3, 4)])
+
+TABLE = [
+    (G, ADD_REMOVE, poisson(Gaussian("0.8"), 1, 1)),
+    (G, SPECIAL, poisson(Gaussian("0.8"), 1, 1)),
+    (Self(G, 5), ADD_REMOVE, poisson(Gaussian("0.8"), 1, 5)),
+    (LAP, ADD_REMOVE, poisson(Laplace(2), 1, 1)),
+    (RR, SPECIAL, poisson(RR_PAIR, 1, 1)),
+    (dpa.RandomizedResponseDpEvent(0.25, 2), SPECIAL,
+     poisson(DiscretePair([Fraction(7, 8), Fraction(1, 8)], [Fraction(1, 2), Fraction(1, 2)]), 1, 1)),
+    (PS, ADD_REMOVE, poisson(Gaussian("0.8"), Fraction(1, 100), 1)),
+    (Self(PS, 100), ADD_REMOVE, poisson(Gaussian("0.8"), Fraction(1, 100), 100)),
+    (Self(Self(PS, 100), 3), ADD_REMOVE, poisson(Gaussian("0.8"), Fraction(1, 100), 300)),
+    (Composed([PS, Self(PS, 4), dpa.NoOpDpEvent()]), ADD_REMOVE, poisson(Gaussian("0.8"), Fraction(1, 100), 5)),
+    (Composed([Composed([PS, PS]), Self(PS, 2)]), ADD_REMOVE, poisson(Gaussian("0.8"), Fraction(1, 100), 4)),
+    (dpa.PoissonSampledDpEvent(0.5, LAP), ADD_REMOVE, poisson(Laplace(2), Fraction(1, 2), 1)),
+    (Self(dpa.PoissonSampledDpEvent(0.1, RR), 7), SPECIAL, poisson(RR_PAIR, Fraction(1, 10), 7)),
+    (dpa.PoissonSampledDpEvent(1.0, G), ADD_REMOVE, poisson(Gaussian("0.8"), 1, 1)),
+    (ALLOC, ADD_REMOVE, Config(Gaussian("0.8"), steps=10, k=2)),
+    (Self(ALLOC, 3), ADD_REMOVE, Config(Gaussian("0.8"), steps=10, k=2, epochs=3)),
+    (Composed([ALLOC, Self(ALLOC, 2)]), ADD_REMOVE, Config(Gaussian("0.8"), steps=10, k=2, epochs=3)),
+    (Self(RandomAllocationDpEvent(1, 1000, RR), 2), SPECIAL, Config(RR_PAIR, steps=1000, epochs=2)),
+]
+
+
+@pytest.mark.parametrize("event, relation, expected", TABLE)
+def test_translation_table(event, relation, expected):
+    assert from_dp_event(event, relation) == expected
+
+
+def test_floats_are_read_through_their_shortest_decimal_repr():
+    assert from_dp_event(dpa.GaussianDpEvent(0.1)).mechanism.sigma == Fraction(1, 10)
+    assert from_dp_event(dpa.PoissonSampledDpEvent(1e-3, G)).rate == Fraction(1, 1000)
+
+
+UNSUPPORTED = [
+    (dpa.NonPrivateDpEvent(), ADD_REMOVE, UnsupportedRequest, "NonPrivateDpEvent"),
+    (dpa.NoOpDpEvent(), ADD_REMOVE, UnsupportedRequest, "NoOpDpEvent"),
+    (dpa.UnsupportedDpEvent(), ADD_REMOVE, UnsupportedRequest, "UnsupportedDpEvent"),
+    (dpa.SampledWithReplacementDpEvent(100, 10, G), ADD_REMOVE, UnsupportedRequest, "SampledWithReplacementDpEvent"),
+    (dpa.ZCDpEvent(0.5), ADD_REMOVE, UnsupportedRequest, "ZCDpEvent"),
+    (dpa.PoissonSampledDpEvent(0.1, Self(G, 2)), ADD_REMOVE, UnsupportedRequest, "PoissonSampledDpEvent.event"),
+    (dpa.PoissonSampledDpEvent(0.1, PS), ADD_REMOVE, UnsupportedRequest, "PoissonSampledDpEvent"),
+    (RandomAllocationDpEvent(1, 10, PS), ADD_REMOVE, UnsupportedRequest, "RandomAllocationDpEvent.event"),
+    (dpa.PoissonSampledDpEvent(0.1, ALLOC), ADD_REMOVE, UnsupportedRequest, "RandomAllocationDpEvent"),
+    (Composed([G, LAP]), ADD_REMOVE, UnsupportedRequest, "ComposedDpEvent"),
+    (Composed([PS, Self(G, 2)]), ADD_REMOVE, UnsupportedRequest, "ComposedDpEvent"),
+    (Composed([dpa.NoOpDpEvent()]), ADD_REMOVE, UnsupportedRequest, "ComposedDpEvent"),
+    (Composed([G, dpa.NonPrivateDpEvent()]), ADD_REMOVE, UnsupportedRequest, "NonPrivateDpEvent"),
+    (RR, ADD_REMOVE, UnsupportedRequest, "RandomizedResponseDpEvent"),
+    (G, NR.REPLACE_ONE, UnsupportedRequest, "REPLACE_ONE"),
+    (dpa.GaussianDpEvent(0), ADD_REMOVE, InvalidParameter, "GaussianDpEvent.noise_multiplier"),
+    (dpa.LaplaceDpEvent(-1.0), ADD_REMOVE, InvalidParameter, "LaplaceDpEvent.noise_multiplier"),
+    (dpa.PoissonSampledDpEvent(0, G), ADD_REMOVE, InvalidParameter, "PoissonSampledDpEvent.sampling_probability"),
+    (dpa.PoissonSampledDpEvent(1.5, G), ADD_REMOVE, InvalidParameter, "PoissonSampledDpEvent.sampling_probability"),
+    (Self(G, 0), ADD_REMOVE, InvalidParameter, "SelfComposedDpEvent.count"),
+    (RandomAllocationDpEvent(3, 2, G), ADD_REMOVE, InvalidParameter, "RandomAllocationDpEvent.num_allocations"),
+    (RandomAllocationDpEvent(1, 0, G), ADD_REMOVE, InvalidParameter, "RandomAllocationDpEvent.num_steps"),
+    (dpa.RandomizedResponseDpEvent(1.5, 2), SPECIAL, InvalidParameter, "RandomizedResponseDpEvent.noise_parameter"),
+    (dpa.RandomizedResponseDpEvent(0.5, 0), SPECIAL, InvalidParameter, "RandomizedResponseDpEvent.num_buckets"),
+    ("GaussianDpEvent(1)", ADD_REMOVE, InvalidParameter, "DpEvent"),
+    (G, "ADD_OR_REMOVE_ONE", InvalidParameter, "neighboring_relation"),
+]
+
+
+@pytest.mark.parametrize("event, relation, error, named", UNSUPPORTED)
+def test_unsupported_events_raise_naming_the_event(event, relation, error, named):
+    with pytest.raises(error, match=named):
+        from_dp_event(event, relation)
+
+
+def test_random_allocation_event_is_a_frozen_dp_event():
+    event = RandomAllocationDpEvent(1, 10, G)
+    assert isinstance(event, dpa.DpEvent)
+    with pytest.raises(AttributeError):
+        event.num_steps = 5
+    assert dpa.DpEvent.from_named_tuple(event.to_named_tuple()) == event
+
+
+# --- the accountant -------------------------------------------------------------------------------------------
+
+
+def test_accountant_relations_and_methods():
+    assert VerifiedAccountant().neighboring_relation is ADD_REMOVE
+    assert VerifiedAccountant(SPECIAL).neighboring_relation is SPECIAL
+    with pytest.raises(UnsupportedRequest, match="REPLACE_ONE"):
+        VerifiedAccountant(NR.REPLACE_ONE)
+    with pytest.raises(InvalidParameter, match="method"):
+        VerifiedAccountant(method="mc")
+
+
+@pytest.mark.parametrize("event, relation", [(e, r) for e, r, _ in TABLE] + [(e, r) for e, r, _, _ in UNSUPPORTED
+                                                                         if isinstance(e, dpa.DpEvent) and r in (ADD_REMOVE, SPECIAL)])
+def test_supports_exactly_when_the_event_translates(event, relation):
+    try:
+        from_dp_event(event, relation)
+        translates = True
+    except (UnsupportedRequest, InvalidParameter):
+        translates = False
+    assert VerifiedAccountant(relation).supports(event) is translates
+
+
+def test_supports_judges_the_ledger_composed_with_the_event():
+    accountant = VerifiedAccountant().compose(PS, 10)
+    assert accountant.supports(PS) and accountant.supports(Self(PS, 3))
+    assert not accountant.supports(G) and not accountant.supports(dpa.PoissonSampledDpEvent(0.02, G))
+    with pytest.raises(dpa.UnsupportedEventError, match="ComposedDpEvent"):
+        accountant.compose(G)
+    assert accountant.compose(PS, 5).config() == poisson(Gaussian("0.8"), Fraction(1, 100), 15)
+
+
+def test_empty_ledger_has_no_privacy_loss():
+    accountant = VerifiedAccountant()
+    assert accountant.get_epsilon(1e-5) == 0.0
+    assert accountant.get_delta(0.5) == 0.0
+    assert accountant.get_delta(-1.0) >= 1 - mp.exp(-1)  # δ(ε) = 1 − e^ε for P = Q
+    with pytest.raises(UnsupportedRequest, match="NoOpDpEvent"):
+        accountant.get_epsilon_bracket(1e-5)
+
+
+def _gaussian_delta(sigma, eps):
+    """Balle–Wang (F13), written here independently: Φ(1/(2σ) − εσ) − e^ε Φ(−1/(2σ) − εσ)."""
+    sigma, eps = mp.mpf(sigma), mp.mpf(eps)
+    return mp.ncdf(1 / (2 * sigma) - eps * sigma) - mp.exp(eps) * mp.ncdf(-1 / (2 * sigma) - eps * sigma)
+
+
+@pytest.mark.parametrize("method", ["pld", "best", "exact"])
+def test_single_gaussian_against_the_closed_form(method):
+    with mp.workdps(30):
+        accountant = VerifiedAccountant(method=method).compose(dpa.GaussianDpEvent(1.25))
+        truth = _gaussian_delta("1.25", 1)
+        bracket = accountant.get_delta_bracket(1)
+        assert bracket.lower <= truth * (1 + mp.mpf(10) ** -20) and truth <= bracket.upper * (1 + mp.mpf(10) ** -20)
+        assert accountant.get_delta(1.0) >= truth
+        eps_truth = mp.findroot(lambda e: _gaussian_delta("1.25", e) - mp.mpf("1e-5"), 3)
+        assert accountant.get_epsilon(1e-5) >= eps_truth
+        assert accountant.get_epsilon_bracket(1e-5).lower <= eps_truth + mp.mpf(10) ** -20
+
+
+def test_poisson_dp_sgd_against_dp_accountings_pld_and_rdp():
+    """Truth ≤ dp_accounting's pessimistic PLD and RDP answers (upper bounds), so our certified lower end is below
+    them and our upper end within our own bracket width above them."""
+    event = Self(dpa.PoissonSampledDpEvent(0.1, dpa.GaussianDpEvent(1.0)), 10)
+    ours = VerifiedAccountant(**FAST).compose(event)
+    bracket = ours.get_epsilon_bracket(1e-5)
+    for theirs in (PLDAccountant(ADD_REMOVE).compose(event).get_epsilon(1e-5),
+                   RdpAccountant(neighboring_relation=ADD_REMOVE).compose(event).get_epsilon(1e-5)):
+        assert bracket.lower <= theirs
+        assert bracket.upper <= theirs + bracket.width
+    assert ours.get_epsilon(1e-5) >= bracket.upper
+    delta_theirs = PLDAccountant(ADD_REMOVE).compose(event).get_delta(2.0)
+    delta_bracket = ours.get_delta_bracket(2.0)
+    assert delta_bracket.lower <= delta_theirs <= delta_theirs + delta_bracket.width
+    assert delta_bracket.upper <= delta_theirs + delta_bracket.width
+
+
+def test_poisson_two_steps_against_the_exact_layer():
+    event = Self(dpa.PoissonSampledDpEvent(0.5, dpa.GaussianDpEvent(1.0)), 2)
+    exact = api.delta(poisson(Gaussian(1), Fraction(1, 2), 2), 1, method="exact")
+    ours = VerifiedAccountant(**FAST).compose(event)
+    bracket = ours.get_delta_bracket(1)
+    assert bracket.lower <= exact.upper and exact.lower <= bracket.upper
+    assert ours.get_delta(1.0) >= exact.lower
+
+
+def test_gaussian_allocation_t2_against_the_exact_layer():
+    event = RandomAllocationDpEvent(1, 2, dpa.GaussianDpEvent(1.0))
+    exact = api.delta(Config(Gaussian(1), steps=2), 1, method="exact")
+    bracket = VerifiedAccountant(**FAST).compose(event).get_delta_bracket(1)
+    assert bracket.lower <= exact.upper and exact.lower <= bracket.upper
+
+
+def _rr_delta(p, k, eps, count):
+    """δ(ε) of the count-fold REPLACE_SPECIAL randomized response, from F2 over the product outcomes (here)."""
+    stay = 1 - mp.mpf(p) + mp.mpf(p) / k
+    pair = ([stay, 1 - stay], [mp.mpf(1) / k, 1 - mp.mpf(1) / k])
+    out = []
+    for a, b in (pair, pair[::-1]):  # remove H(P‖Q), add H(Q‖P)
+        total = 0
+        for j in range(count + 1):  # j outcomes "x" among count: probability a0^j a1^(count−j) · C(count, j)
+            pa = mp.binomial(count, j) * a[0] ** j * a[1] ** (count - j)
+            pb = mp.binomial(count, j) * b[0] ** j * b[1] ** (count - j)
+            total += max(pa - mp.exp(eps) * pb, 0)
+        out.append(total)
+    return max(out)
+
+
+def test_randomized_response_against_the_definition_and_dp_accounting():
+    event = Self(dpa.RandomizedResponseDpEvent(0.5, 4), 3)
+    with mp.workdps(30):
+        truth = _rr_delta("0.5", 4, mp.mpf("0.5"), 3)
+        for method in ("exact", "pld"):
+            bracket = VerifiedAccountant(SPECIAL, method=method).compose(event).get_delta_bracket(0.5)
+            assert bracket.lower <= truth * (1 + mp.mpf(10) ** -20) and truth <= bracket.upper * (1 + mp.mpf(10) ** -20)
+    # dp_accounting's PLD accountant composes the parts of a ComposedDpEvent (it drops a SelfComposed count: below)
+    theirs = PLDAccountant(SPECIAL).compose(Composed([event.event] * 3)).get_delta(0.5)
+    bracket = VerifiedAccountant(SPECIAL).compose(event).get_delta_bracket(0.5)
+    assert bracket.lower <= theirs and bracket.upper <= theirs + bracket.width
+
+
+def test_dp_accountings_pld_drops_the_count_of_randomized_response():
+    """dp_accounting 0.6.0: PLDAccountant composes a RandomizedResponseDpEvent once whatever its count (no
+    self_compose), so SelfComposed(RR, 3) reports the one-step δ, below the truth from the definition (F2)."""
+    event = Self(dpa.RandomizedResponseDpEvent(0.5, 4), 3)
+    theirs = PLDAccountant(SPECIAL).compose(event).get_delta(0.5)
+    assert theirs == PLDAccountant(SPECIAL).compose(event.event).get_delta(0.5)
+    with mp.workdps(30):
+        assert theirs < _rr_delta("0.5", 4, mp.mpf("0.5"), 3)
+        assert theirs < VerifiedAccountant(SPECIAL, method="exact").compose(event).get_delta_bracket(0.5).lower
+
+
+def test_randomized_response_allocation_against_the_exact_layer():
+    event = Self(RandomAllocationDpEvent(1, 20, dpa.RandomizedResponseDpEvent(0.5, 2)), 2)
+    exact = api.epsilon(Config(DiscretePair(["3/4", "1/4"], ["1/2", "1/2"]), steps=20, epochs=2), "1e-6")
+    ours = VerifiedAccountant(SPECIAL).compose(event)
+    bracket = ours.get_epsilon_bracket(1e-6)
+    assert bracket.lower <= exact.lower and exact.upper <= bracket.upper
+    assert ours.get_epsilon(1e-6) >= exact.upper
+
+
+def test_laplace_composition_against_dp_accounting_and_the_exact_layer():
+    event = Self(dpa.LaplaceDpEvent(1.0), 2)
+    exact = api.delta(poisson(Laplace(1), 1, 2), 1, method="exact")
+    ours = VerifiedAccountant().compose(event)
+    bracket = ours.get_delta_bracket(1)
+    assert bracket.lower <= exact.upper and exact.lower <= bracket.upper
+    theirs = PLDAccountant(ADD_REMOVE).compose(event).get_delta(1.0)
+    assert bracket.lower <= theirs and bracket.upper <= theirs + bracket.width

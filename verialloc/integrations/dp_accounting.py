@@ -1,0 +1,205 @@
+"""dp_accounting (0.6.0) bridge: dp_accounting events in, a verified `PrivacyAccountant` out.
+
+`from_dp_event(event)` translates a dp_accounting event into the `Config` of the same dominating pair;
+`VerifiedAccountant` is a `dp_accounting.PrivacyAccountant` that answers `get_epsilon` / `get_delta` with verialloc's
+certified upper end (direction "both": the max over remove and add, F3) and gives the whole bracket on request.
+
+Mapping (M: a mechanism event below; counts of nested SelfComposed / Composed parts multiply and add):
+
+| dp_accounting event | verialloc |
+|---|---|
+| `GaussianDpEvent(s)` | `Gaussian(s)`: noise multiplier s = σ/Δ, pair N(1, s²) vs N(0, s²) (F16) |
+| `LaplaceDpEvent(s)` | `Laplace(s)`: s = scale/(L1 sensitivity), pair Lap(1, s) vs Lap(0, s) |
+| `RandomizedResponseDpEvent(p, k)` | `DiscretePair([1 − p + p/k, (k−1)p/k], [1/k, (k−1)/k])`, REPLACE_SPECIAL only (below) |
+| M | `Config(M, scheme="poisson", rate=1, steps=1)` (every record in the one step) |
+| `SelfComposedDpEvent(M, n)` | `Config(M, scheme="poisson", rate=1, steps=n)` |
+| `PoissonSampledDpEvent(q, M)` | `Config(M, scheme="poisson", rate=q, steps=1)` (F11) |
+| `SelfComposedDpEvent(PoissonSampledDpEvent(q, M), T)` | `Config(M, scheme="poisson", rate=q, steps=T)` |
+| `RandomAllocationDpEvent(k, t, M)` | `Config(M, steps=t, k=k)`: random allocation A_{t,k} (F11) |
+| `SelfComposedDpEvent(RandomAllocationDpEvent(k, t, M), E)` | `Config(M, steps=t, k=k, epochs=E)` (F21/F48) |
+| `ComposedDpEvent([X, X, ...])` | as `SelfComposedDpEvent(X, len)`; `NoOpDpEvent` parts are dropped |
+
+A Poisson step composed T·E times is Poisson with steps = T·E (the steps are independent), so every count of a
+Poisson (or plain) step goes into `steps`, every count of an allocation run into `epochs`. Anything else (other
+events, a sampled or allocated event that is not M, parts of a ComposedDpEvent that translate to different steps)
+raises UnsupportedRequest naming the event class; out-of-range parameters raise InvalidParameter naming
+`<EventClass>.<field>`.
+
+Numbers are read exactly through their shortest decimal repr (a float 0.8 is 4/5, as everywhere in verialloc:
+`validation.to_fraction`), not as the binary value of the float; the two differ by at most half an ulp.
+
+Neighboring relations: verialloc's pair is P = R(record), Q = R(⊥) with ⊥ a special record (F8, F9). For Gaussian
+and Laplace noise ⊥ is the zero record, so ADD_OR_REMOVE_ONE and REPLACE_SPECIAL give the same pair (dp_accounting
+agrees). dp_accounting defines randomized response for REPLACE_ONE and REPLACE_SPECIAL only; its REPLACE_SPECIAL
+pair (R(x) against the uniform R(⊥), the k − 1 other buckets merged: same likelihood ratio) is the DiscretePair
+above, so a RandomizedResponseDpEvent translates under REPLACE_SPECIAL only. REPLACE_ONE is not supported.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from fractions import Fraction
+
+import attr
+from dp_accounting import dp_event as dpe
+from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
+
+from .. import api
+from ..config import Config
+from ..errors import InvalidParameter, UnsupportedRequest, VeriallocError
+from ..mechanisms import DiscretePair, Gaussian, Laplace, Mechanism
+from ..result import Bracket
+from ..rounding import float_up, round_up
+from ..validation import integer, open_unit, positive, rate, real, to_fraction
+
+RELATIONS = (NeighboringRelation.ADD_OR_REMOVE_ONE, NeighboringRelation.REPLACE_SPECIAL)
+MECHANISM_EVENTS = "GaussianDpEvent, LaplaceDpEvent or RandomizedResponseDpEvent"
+
+
+@attr.s(frozen=True, slots=True, auto_attribs=True)
+class RandomAllocationDpEvent(dpe.DpEvent):
+    """Random allocation A_{t,k} (F11): each record joins a uniformly random `num_allocations`-subset (k) of the
+    `num_steps` (t) steps, and step i applies `event` (a Gaussian, Laplace or randomized-response event) to its
+    records. Wrap it in a SelfComposedDpEvent for E epochs."""
+
+    num_allocations: int
+    num_steps: int
+    event: dpe.DpEvent
+
+
+def from_dp_event(event: dpe.DpEvent,
+                  neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE) -> Config:
+    """The Config of `event`'s dominating pair under `neighboring_relation` (mapping in the module docstring)."""
+    relation = _relation(neighboring_relation)
+    step, count = _step(event, relation)
+    if step.scheme == "poisson":
+        return dataclasses.replace(step, steps=count)
+    return dataclasses.replace(step, epochs=count)
+
+
+class VerifiedAccountant(PrivacyAccountant):
+    """A dp_accounting PrivacyAccountant answering with verialloc's certified upper end, direction "both" (F3).
+
+    `method` is any certified verialloc method ("pld" by default, "best", "exact", "rdp", "analytic"; not "mc", an
+    estimate); `options` go to `verialloc.api` (digits, budget, settings, ...). `supports(event)` is True exactly
+    when `from_dp_event` translates the ledger composed with `event`; the answer is computed from that translation
+    when asked. Neighboring relations: ADD_OR_REMOVE_ONE (default) and REPLACE_SPECIAL (see the module docstring).
+    """
+
+    def __init__(self, neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
+                 method: str = "pld", **options):
+        super().__init__(_relation(neighboring_relation))
+        if method not in api.METHODS or method == "mc":
+            raise InvalidParameter("method", method, "must be a certified method: "
+                                   + "|".join(m for m in api.METHODS if m != "mc"))
+        self._method, self._options = method, options
+
+    def supports(self, event: dpe.DpEvent) -> bool:
+        return self._maybe_compose(event, 1, False) is None
+
+    def _maybe_compose(self, event: dpe.DpEvent, count: int, do_compose: bool):
+        if do_compose:  # the base class has put the event in the ledger; queries translate the ledger
+            return None
+        try:
+            from_dp_event(dpe.ComposedDpEvent([self.ledger, dpe.SelfComposedDpEvent(event, count)]),
+                          self.neighboring_relation)
+        except VeriallocError as exc:
+            return self.CompositionErrorDetails(invalid_event=event, error_message=str(exc))
+        return None
+
+    def config(self) -> Config:
+        """The Config of the ledger (UnsupportedRequest while nothing has been composed)."""
+        return from_dp_event(self.ledger, self.neighboring_relation)
+
+    def get_epsilon_bracket(self, target_delta) -> Bracket:
+        """verialloc's bracket [lower, upper] for ε(δ) of the ledger, direction both."""
+        return api.epsilon(self.config(), target_delta, method=self._method, **self._options)
+
+    def get_delta_bracket(self, target_epsilon) -> Bracket:
+        """verialloc's bracket [lower, upper] for δ(ε) of the ledger, direction both."""
+        return api.delta(self.config(), target_epsilon, method=self._method, **self._options)
+
+    def get_epsilon(self, target_delta: float) -> float:
+        """The certified upper end of ε(δ), rounded up to float64; 0 while nothing has been composed."""
+        if isinstance(self.ledger, dpe.NoOpDpEvent):
+            open_unit("target_delta", target_delta)
+            return 0.0
+        return float_up(self.get_epsilon_bracket(target_delta).upper)
+
+    def get_delta(self, target_epsilon: float) -> float:
+        """The certified upper end of δ(ε), rounded up to float64; max(0, 1 − e^ε) (rounded up) while nothing has
+        been composed (P = Q)."""
+        if isinstance(self.ledger, dpe.NoOpDpEvent):
+            eps = float(real("target_epsilon", target_epsilon))
+            return 0.0 if eps >= 0 else min(1.0, round_up(-math.expm1(eps)))
+        return min(1.0, float_up(self.get_delta_bracket(target_epsilon).upper))
+
+
+def _relation(value) -> NeighboringRelation:
+    if not isinstance(value, NeighboringRelation):
+        raise InvalidParameter("neighboring_relation", value, "must be a dp_accounting NeighboringRelation")
+    if value not in RELATIONS:
+        raise UnsupportedRequest("neighboring_relation", value.name,
+                                 "verialloc's pairs are ADD_OR_REMOVE_ONE or REPLACE_SPECIAL (record vs special record)")
+    return value
+
+
+def _step(event, relation) -> tuple[Config, int]:
+    """(one step as a Config with steps/epochs 1, how many times it is composed)."""
+    if not isinstance(event, dpe.DpEvent):
+        raise InvalidParameter("event", event, "must be a dp_accounting DpEvent")
+    name = type(event).__name__
+    if isinstance(event, dpe.SelfComposedDpEvent):
+        step, count = _step(event.event, relation)
+        return step, count * integer(f"{name}.count", event.count, lo=1)
+    if isinstance(event, dpe.ComposedDpEvent):
+        return _composed(event, relation)
+    if isinstance(event, dpe.PoissonSampledDpEvent):
+        q = rate(f"{name}.sampling_probability", event.sampling_probability)
+        return Config(_mechanism(event.event, relation, f"{name}.event"), "poisson", rate=q), 1
+    if isinstance(event, RandomAllocationDpEvent):
+        t = integer(f"{name}.num_steps", event.num_steps, lo=1)
+        k = integer(f"{name}.num_allocations", event.num_allocations, lo=1, hi=t)
+        return Config(_mechanism(event.event, relation, f"{name}.event"), steps=t, k=k), 1
+    return Config(_mechanism(event, relation, "event"), "poisson", rate=1), 1
+
+
+def _composed(event: dpe.ComposedDpEvent, relation) -> tuple[Config, int]:
+    parts = [(e, *_step(e, relation)) for e in event.events if not isinstance(e, dpe.NoOpDpEvent)]
+    if not parts:
+        raise UnsupportedRequest("ComposedDpEvent.events", "[]", "needs at least one event with a privacy cost")
+    first, step, _ = parts[0]
+    for other, other_step, _ in parts[1:]:
+        if other_step != step:
+            raise UnsupportedRequest("ComposedDpEvent.events", f"[{first}, ..., {other}]",
+                                     "the parts must all be the same event (up to SelfComposed counts and NoOps)")
+    return step, sum(count for _, _, count in parts)
+
+
+def _mechanism(event, relation, where: str) -> Mechanism:
+    name = type(event).__name__
+    if isinstance(event, dpe.GaussianDpEvent):
+        return Gaussian(positive(f"{name}.noise_multiplier", event.noise_multiplier))
+    if isinstance(event, dpe.LaplaceDpEvent):
+        return Laplace(positive(f"{name}.noise_multiplier", event.noise_multiplier))
+    if isinstance(event, dpe.RandomizedResponseDpEvent):
+        return _randomized_response(event, relation)
+    if not isinstance(event, dpe.DpEvent):
+        raise InvalidParameter(where, event, "must be a dp_accounting DpEvent")
+    outer = ", or a PoissonSampled, RandomAllocation, SelfComposed or Composed event of one" if where == "event" else ""
+    raise UnsupportedRequest(where, name, f"must be a {MECHANISM_EVENTS}{outer}")
+
+
+def _randomized_response(event: dpe.RandomizedResponseDpEvent, relation) -> DiscretePair:
+    """REPLACE_SPECIAL pair: R(x) = (1 − p + p/k on x, p/k elsewhere) against the uniform R(⊥), others merged."""
+    name = type(event).__name__
+    if relation is not NeighboringRelation.REPLACE_SPECIAL:
+        raise UnsupportedRequest("neighboring_relation", relation.name,
+                                 f"{name} is defined by dp_accounting for REPLACE_ONE and REPLACE_SPECIAL; "
+                                 "verialloc's pair (R(x), R(special)) is REPLACE_SPECIAL")
+    p = to_fraction(f"{name}.noise_parameter", event.noise_parameter)
+    if not 0 <= p <= 1:
+        raise InvalidParameter(f"{name}.noise_parameter", event.noise_parameter, "must lie in [0, 1]")
+    k = integer(f"{name}.num_buckets", event.num_buckets, lo=1)
+    stay = 1 - p + p / k
+    return DiscretePair([stay, 1 - stay], [Fraction(1, k), 1 - Fraction(1, k)])
