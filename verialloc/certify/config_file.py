@@ -1,11 +1,17 @@
 """Configuration files (`--config FILE.json|FILE.toml`): parsed by `json` / `tomllib` only, never evaluated.
 
-Keys (all optional except mechanism and steps, same meaning and valid ranges as the CLI flags, docs/cli.md):
-    mechanism = "gaussian" | "laplace" | "randomized-response" | "discrete"
-    sigma | scale | eps0      (the mechanism's one parameter; number or decimal string)
-    pair = {p = [...], q = [...]}   (discrete; or a path to a JSON file: a regular file of at most 10 MB)
-    scheme, steps, k, epochs, rate
+One schema for every command that takes a configuration (rdp, delta, epsilon, certify, calibrate, audit; docs/cli.md):
+    mechanism = "gaussian" | "laplace" | "randomized-response" | "discrete"       (required)
+    sigma | scale | eps0      (the mechanism's one parameter; number or decimal/p-q string)
+    pair = {p = [...], q = [...]}   (discrete; or an inline JSON object string, or a path to a JSON file: a regular
+                                     file of at most 10 MB)
+    steps (required), scheme, k, epochs, rate
+The file holds the configuration only; the query (ε, δ, α, direction, method and its flags) stays on the command line.
 Unknown keys, unparseable files and bad values raise InvalidParameter naming the key.
+
+`flag_values` turns a file's keys into the text the matching command-line flags would carry (ints as written, floats
+through their shortest repr), and `config_from_values` builds the Config from either: the CLI's flags and a config
+file go through the same validation.
 """
 from __future__ import annotations
 
@@ -13,19 +19,31 @@ import json
 import tomllib
 from pathlib import Path
 
-from ..config import Config
+from ..config import SCHEMES, Config
 from ..errors import InvalidParameter
 from ..mechanisms import DiscretePair, Gaussian, Laplace, RandomizedResponse
-from ..mechanisms.finite import read_limited
+from ..mechanisms.finite import abbreviated, check_number_text, read_limited
 
+#: mechanism -> (constructor, the one parameter key it takes)
 MECHANISMS = {"gaussian": (Gaussian, "sigma"), "laplace": (Laplace, "scale"),
-              "randomized-response": (RandomizedResponse, "eps0"), "discrete": (None, "pair")}
+              "randomized-response": (RandomizedResponse, "eps0"), "discrete": (DiscretePair.from_argument, "pair")}
 KEYS = ("mechanism", "sigma", "scale", "eps0", "pair", "scheme", "steps", "k", "epochs", "rate")
+NUMERIC_KEYS = ("sigma", "scale", "eps0", "steps", "k", "epochs", "rate")
+#: query and output settings: command-line flags only (a hint when one turns up in a file)
+QUERY_KEYS = ("epsilon", "delta", "alpha", "direction", "method", "digits", "loss_step", "loss-step", "grid_step",
+              "grid-step", "tail", "samples", "seed", "confidence", "alpha_max", "alpha-max", "search_tol",
+              "search-tol", "target_gap", "target-gap", "claimed_epsilon", "claimed-epsilon", "claimed_delta",
+              "claimed-delta", "budget", "json")
 
 
 def load_config(path) -> Config:
     """Read a JSON (.json) or TOML (.toml) configuration file into a Config."""
-    return config_from_mapping(read_mapping(path), source=str(path))
+    return config_from_values(file_values(path))
+
+
+def file_values(path) -> dict:
+    """The configuration keys of a file as flag values (see flag_values)."""
+    return flag_values(read_mapping(path))
 
 
 def read_mapping(path) -> dict:
@@ -36,44 +54,84 @@ def read_mapping(path) -> dict:
     try:
         text = read_limited(p, "config")  # a regular file of at most 10 MB, never an unbounded read
         data = json.loads(text) if kind == ".json" else tomllib.loads(text)
-    except (UnicodeDecodeError, json.JSONDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
-        raise InvalidParameter("config", path, f"must be a readable {kind[1:].upper()} file ({type(exc).__name__}: {exc})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError, tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
+        # ValueError: an integer of more than 4300 digits (int_max_str_digits)
+        raise InvalidParameter("config", path, f"must be a readable {kind[1:].upper()} file ({type(exc).__name__}: "
+                                               f"{abbreviated(str(exc), 200)})") from None
     if not isinstance(data, dict):
         raise InvalidParameter("config", path, "must hold one object/table of configuration keys")
     return data
 
 
+def flag_values(data: dict) -> dict:
+    """Check a file's keys and value types; returns {key: value as the flag's text} (a pair table stays a mapping)."""
+    for key in data:
+        if key not in KEYS:
+            hint = (f"{key} belongs to the query: give it on the command line" if key in QUERY_KEYS
+                    else "unknown configuration key")
+            raise InvalidParameter(str(key), abbreviated(data[key]), f"{hint}; configuration keys: " + ", ".join(KEYS))
+    out = {}
+    for key, value in data.items():
+        if key in ("mechanism", "scheme"):
+            if not isinstance(value, str):
+                choices = MECHANISMS if key == "mechanism" else SCHEMES
+                raise InvalidParameter(key, abbreviated(value), "must be a string, one of " + "|".join(choices))
+            out[key] = value
+        elif key == "pair":
+            if not isinstance(value, (str, dict)):
+                raise InvalidParameter("pair", abbreviated(value), '{p = [...], q = [...]}, an inline JSON object '
+                                                                   'string or the path of a JSON file')
+            out[key] = value
+        else:
+            out[key] = _number_text(key, value)
+    return out
+
+
 def config_from_mapping(data: dict, source: str = "config") -> Config:
-    unknown = sorted(set(data) - set(KEYS))
-    if unknown:
-        raise InvalidParameter(unknown[0], data[unknown[0]], "unknown configuration key; valid keys: " + ", ".join(KEYS))
-    for required in ("mechanism", "steps"):
-        if required not in data:
-            raise InvalidParameter(required, "(missing)", f"is required in {source}")
-    name = data["mechanism"]
-    if name not in MECHANISMS:
-        raise InvalidParameter("mechanism", name, "must be one of " + "|".join(MECHANISMS))
+    """A Config from a parsed file's mapping (`source` is kept for callers; messages name the key)."""
+    return config_from_values(flag_values(data))
+
+
+def config_from_values(values: dict) -> Config:
+    """A Config from flag values {key: text} (None = not given): the command line's flags and a config file's keys
+    (flag_values) alike. Errors name the key and its valid range."""
+    given = {k: v for k, v in values.items() if v is not None}
+    name = given.get("mechanism")
+    if name is None:
+        raise InvalidParameter("mechanism", "(missing)", "must be given: --mechanism " + "|".join(MECHANISMS)
+                               + ", or mechanism = ... in --config FILE")
+    if not isinstance(name, str) or name not in MECHANISMS:
+        raise InvalidParameter("mechanism", abbreviated(name), "must be one of " + "|".join(MECHANISMS))
     make, param = MECHANISMS[name]
     for other in {p for _, p in MECHANISMS.values()} - {param}:
-        if other in data:
-            raise InvalidParameter(other, data[other], f"does not apply to mechanism {name}")
-    if param not in data:
-        raise InvalidParameter(param, "(missing)", f"is required for mechanism {name}")
-    mechanism = _pair(data[param]) if name == "discrete" else make(_number(param, data[param]))
-    return Config(mechanism, scheme=data.get("scheme", "allocation"), steps=_number("steps", data["steps"]),
-                  k=_number("k", data.get("k", 1)), epochs=_number("epochs", data.get("epochs", 1)),
-                  rate=None if data.get("rate") is None else _number("rate", data["rate"]))
+        if other in given:
+            raise InvalidParameter(other, abbreviated(given[other]), f"applies only to mechanism {_owner(other)}")
+    if param not in given:
+        raise InvalidParameter(param, "(missing)", f"must be given for mechanism {name}: --{param}, or {param} = ... in "
+                                                   "--config FILE")
+    if "steps" not in given:
+        raise InvalidParameter("steps", "(missing)", "must be given: --steps T (>= 1), or steps = T in --config FILE")
+    scheme = given.get("scheme", "allocation")
+    if not isinstance(scheme, str) or scheme not in SCHEMES:
+        raise InvalidParameter("scheme", abbreviated(scheme), "must be one of " + "|".join(SCHEMES))
+    for key in NUMERIC_KEYS:
+        if key in given:
+            check_number_text(key, given[key])
+    mechanism = make(given[param])
+    return Config(mechanism, scheme=scheme, steps=given["steps"], k=given.get("k", "1"),
+                  epochs=given.get("epochs", "1"), rate=given.get("rate"))
 
 
-def _number(name: str, value):
+def _owner(param: str) -> str:
+    return next(name for name, (_, p) in MECHANISMS.items() if p == param)
+
+
+def _number_text(name: str, value) -> str:
+    """A file's number as the text a flag would carry: ints as written, floats through their shortest repr (0.8 ->
+    "0.8"; nan, inf -> "nan", "inf", refused by the validation that follows), strings unchanged."""
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise InvalidParameter(name, value, "must be a number or a decimal string")
-    return value
-
-
-def _pair(value) -> DiscretePair:
+        raise InvalidParameter(name, abbreviated(value), "must be a number or a decimal/p-q string")
     if isinstance(value, str):
-        return DiscretePair.from_json(value)
-    if not isinstance(value, dict) or set(value) != {"p", "q"}:
-        raise InvalidParameter("pair", value, 'must be {"p": [...], "q": [...]} or a path to such a JSON file')
-    return DiscretePair(value["p"], value["q"])
+        check_number_text(name, value)
+        return value
+    return repr(value) if isinstance(value, float) else str(value)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from decimal import Decimal
 from types import SimpleNamespace
 
-from ..certify import calibrate, certificate_json, certify, load_config, make_claim, write_report
+from ..certify import calibrate, certificate_json, certify, make_claim, write_report
 from ..certify.calibrate import DEFAULT_BUDGET as CALIBRATE_BUDGET, DEFAULT_TOLERANCE
 from ..certify.refine import DEFAULT_BUDGET
 from ..certify.report import DIGITS, MAX_DIGITS, render_text
@@ -21,9 +21,6 @@ from ..formatting import decimal
 from ..validation import integer
 from ..mechanisms import Gaussian
 from .common import add_config_flags, config_from_args, progress_bar
-
-CONFIG_FLAGS = ("mechanism", "sigma", "scale", "eps0", "pair", "steps", "rate")
-
 
 def register(sub) -> None:
     p = sub.add_parser("certify", help="certify or refute a claimed (ε, δ) for a configuration",
@@ -54,18 +51,13 @@ def register(sub) -> None:
 
 def _common(p) -> None:
     add_config_flags(p, steps_required=False)
-    p.add_argument("--config", help="configuration file (.json or .toml) instead of the configuration flags")
     p.add_argument("--direction", default="both", help="remove | add | both (max of the two; default)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def _config(args, *, calibrating: bool = False):
-    if args.config is not None:
-        given = [f for f in CONFIG_FLAGS if getattr(args, f) is not None]
-        if given or (args.scheme, args.k, args.epochs) != ("allocation", "1", "1"):
-            name = given[0] if given else "scheme/k/epochs"
-            raise InvalidParameter(name, "(given)", "--config replaces the configuration flags; give one or the other")
-        return load_config(args.config)
+    if args.config is not None:  # read into the flags by common.apply_config_file (conflicts refused there)
+        return config_from_args(args)
     if args.steps is None:
         raise InvalidParameter("steps", "(missing)", "--steps T (>= 1) or --config FILE is required")
     if calibrating:

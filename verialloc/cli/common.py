@@ -5,24 +5,27 @@ import argparse
 import sys
 import time
 
-from ..config import SCHEMES, Config
+from ..certify import config_file
+from ..config import Config
 from ..errors import InvalidParameter, UsageError
 from ..formatting import decimal
-from ..mechanisms import DiscretePair, Gaussian, Laplace, RandomizedResponse
+from ..mechanisms.finite import abbreviated
 from ..result import Bracket
 
 #: --mechanism value -> (constructor, the one flag it takes)
-MECHANISM_FLAGS = {
-    "gaussian": (Gaussian, "sigma"),
-    "laplace": (Laplace, "scale"),
-    "randomized-response": (RandomizedResponse, "eps0"),
-    "discrete": (DiscretePair.from_json, "pair"),
-}
+MECHANISM_FLAGS = config_file.MECHANISMS
+#: the configuration flags (= the configuration file keys, certify/config_file.py), and the defaults of the optional ones
+CONFIG_FLAGS = config_file.KEYS
+CONFIG_DEFAULTS = {"scheme": "allocation", "k": "1", "epochs": "1"}
 DEFAULT_DIGITS = 12
 
 
 class Parser(argparse.ArgumentParser):
     """argparse with one-line errors (exit 2 through the CLI's error boundary, no usage dump)."""
+
+    def parse_args(self, args=None, namespace=None):
+        """Parse, then read `--config FILE` into the configuration flags (apply_config_file)."""
+        return apply_config_file(super().parse_args(args, namespace))
 
     def error(self, message):
         message = " ".join(str(message).split())
@@ -46,39 +49,50 @@ def subcommand_parsers(parser: argparse.ArgumentParser) -> dict:
 
 
 def add_config_flags(p: argparse.ArgumentParser, *, steps_required: bool = True) -> None:
-    p.add_argument("--mechanism", required=steps_required, help="|".join(MECHANISM_FLAGS))
+    """The configuration flags and `--config FILE` (which replaces them). --mechanism and --steps are checked when
+    the Config is built (config_from_args), so that a config file can supply them; `steps_required` only shapes
+    the help text (certify and audit take them optionally)."""
+    need = "required unless --config" if steps_required else "or --config"
+    p.add_argument("--config", metavar="FILE",
+                   help="configuration file (.json or .toml; keys as the flags below, docs/cli.md) instead of the "
+                        "configuration flags; a configuration flag given with it is an error")
+    p.add_argument("--mechanism", help="|".join(MECHANISM_FLAGS) + f" ({need})")
     p.add_argument("--sigma", help="Gaussian noise multiplier σ > 0")
     p.add_argument("--scale", help="Laplace scale b > 0 (sensitivity 1)")
     p.add_argument("--eps0", help="randomized-response ε0 > 0")
-    p.add_argument("--pair", help='JSON file {"p": [...], "q": [...]} for --mechanism discrete')
-    p.add_argument("--scheme", default="allocation", help="allocation | poisson")
-    p.add_argument("--steps", required=steps_required, help="number of steps t >= 1")
-    p.add_argument("--k", default="1", help="steps per element (allocation), 1 <= k <= steps")
-    p.add_argument("--epochs", default="1", help="number of epochs (compositions) >= 1")
+    p.add_argument("--pair", help='--mechanism discrete: inline JSON \'{"p": [...], "q": [...]}\' or a JSON file '
+                                  'holding that object')
+    p.add_argument("--scheme", help="allocation | poisson (default allocation)")
+    p.add_argument("--steps", help=f"number of steps t >= 1 ({need})")
+    p.add_argument("--k", help="steps per element (allocation), 1 <= k <= steps (default 1)")
+    p.add_argument("--epochs", help="number of epochs (compositions) >= 1 (default 1)")
     p.add_argument("--rate", help="Poisson rate λ in (0, 1] (default k/steps)")
 
 
-def mechanism_from_args(args) -> object:
-    if args.mechanism not in MECHANISM_FLAGS:
-        raise InvalidParameter("mechanism", args.mechanism, "must be one of " + "|".join(MECHANISM_FLAGS))
-    make, flag = MECHANISM_FLAGS[args.mechanism]
-    for other in {f for _, f in MECHANISM_FLAGS.values()} - {flag}:
-        if getattr(args, other) is not None:
-            raise InvalidParameter(other, getattr(args, other), f"applies only to --mechanism {_owner(other)}")
-    if getattr(args, flag) is None:
-        raise InvalidParameter(flag, "(missing)", f"--{flag} is required for --mechanism {args.mechanism}")
-    return make(getattr(args, flag))
-
-
-def _owner(flag: str) -> str:
-    return next(name for name, (_, f) in MECHANISM_FLAGS.items() if f == flag)
+def apply_config_file(args):
+    """For a subcommand with configuration flags: `--config FILE` sets them from the file's keys (as the text the
+    flags would carry, certify.config_file.flag_values), refusing any configuration flag also given on the command
+    line (one rule for every command: the file replaces the configuration flags); then the defaults of the optional
+    flags (scheme, k, epochs) are filled in. Other namespaces are returned unchanged."""
+    if not hasattr(args, "config") or not all(hasattr(args, f) for f in CONFIG_FLAGS):
+        return args
+    if args.config is not None:
+        given = [f for f in CONFIG_FLAGS if getattr(args, f) is not None]
+        if given:
+            raise InvalidParameter(given[0], abbreviated(getattr(args, given[0])),
+                                   f"--{given[0]} cannot be combined with --config (the file gives the whole "
+                                   "configuration): drop the flag or the file")
+        for key, value in config_file.file_values(args.config).items():
+            setattr(args, key, value)
+    for key, default in CONFIG_DEFAULTS.items():
+        if getattr(args, key) is None:
+            setattr(args, key, default)
+    return args
 
 
 def config_from_args(args) -> Config:
-    if args.scheme not in SCHEMES:
-        raise InvalidParameter("scheme", args.scheme, "must be one of " + "|".join(SCHEMES))
-    return Config(mechanism_from_args(args), scheme=args.scheme, steps=args.steps, k=args.k,
-                  epochs=args.epochs, rate=args.rate)
+    """The Config of the configuration flags (after apply_config_file), validated like a config file's keys."""
+    return config_file.config_from_values({f: getattr(args, f) for f in CONFIG_FLAGS})
 
 
 def bracket_json(b: Bracket, digits: int) -> dict:

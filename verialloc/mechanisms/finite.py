@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from abc import abstractmethod
 from fractions import Fraction
@@ -124,13 +125,37 @@ class DiscretePair(FinitePair):
     @classmethod
     def from_json(cls, path) -> "DiscretePair":
         """Read `{"p": [...], "q": [...]}` from a JSON file (a regular file of at most MAX_PAIR_BYTES)."""
-        fmt = 'must be a readable JSON file {"p": [...], "q": [...]} of probability vectors'
+        return cls._from_text(read_limited(path, "pair"), path)
+
+    @classmethod
+    def from_argument(cls, value) -> "DiscretePair":
+        """The `--pair` argument (or a config file's `pair`): a mapping {"p": [...], "q": [...]}, an inline JSON object
+        (text starting with `{` after whitespace, at most MAX_PAIR_BYTES bytes, parsed by `json` only), or the path
+        of a JSON file holding one."""
+        if isinstance(value, dict):
+            return cls._from_data(value, abbreviated(value))
+        if not isinstance(value, str):
+            raise InvalidParameter("pair", abbreviated(value), PAIR_FORMAT + " or the path of such a JSON file")
+        if not value.lstrip().startswith("{"):
+            return cls.from_json(value)
+        size = len(value.encode("utf-8", "surrogatepass"))
+        if size > MAX_PAIR_BYTES:
+            raise InvalidParameter("pair", abbreviated(value), f"inline JSON is {size} bytes; at most {MAX_PAIR_BYTES}")
+        return cls._from_text(value, abbreviated(value))
+
+    @classmethod
+    def _from_text(cls, text: str, shown) -> "DiscretePair":
         try:
-            data = json.loads(read_limited(path, "pair"))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-            raise InvalidParameter("pair", path, f"{fmt} ({type(exc).__name__})") from None
+            data = json.loads(text)
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError) as exc:
+            # ValueError: an integer of more than 4300 digits (int_max_str_digits)
+            raise InvalidParameter("pair", shown, f"{PAIR_FORMAT} ({type(exc).__name__})") from None
+        return cls._from_data(data, shown)
+
+    @classmethod
+    def _from_data(cls, data, shown) -> "DiscretePair":
         if not isinstance(data, dict) or set(data) != {"p", "q"}:
-            raise InvalidParameter("pair", path, fmt)
+            raise InvalidParameter("pair", shown, PAIR_FORMAT)
         return cls(data["p"], data["q"])
 
     def params(self) -> dict[str, str]:
@@ -146,9 +171,33 @@ class DiscretePair(FinitePair):
         return [mpq(x) for x in self.p], [mpq(x) for x in self.q]
 
 
-#: largest pair file read, and largest number of atoms of a pair (each a list entry of p and q)
+#: largest pair file read (and inline --pair text), and largest number of atoms of a pair (each a list entry of p and q)
 MAX_PAIR_BYTES = 10 * 2 ** 20
 MAX_PAIR_ATOMS = 100_000
+PAIR_FORMAT = 'must be a JSON object {"p": [...], "q": [...]} of probability vectors'
+#: numbers given as text: at most this many characters, and a decimal exponent of at most this magnitude (10^4000 is
+#: beyond every supported range; Fraction("1e99999999") alone takes minutes)
+MAX_NUMBER_CHARS = 1000
+MAX_EXPONENT = 4000
+_EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)\s*$")
+
+
+def check_number_text(name: str, value) -> None:
+    """Refuse number text too long or with a decimal exponent beyond ±MAX_EXPONENT before anything converts it
+    (an InvalidParameter naming `name`); other values pass unchanged to the usual validation."""
+    if not isinstance(value, str):
+        return
+    if len(value) > MAX_NUMBER_CHARS:
+        raise InvalidParameter(name, abbreviated(value), f"must be a number of at most {MAX_NUMBER_CHARS} characters")
+    m = _EXPONENT.search(value)
+    if m and abs(int(m.group(1))) > MAX_EXPONENT:
+        raise InvalidParameter(name, value, f"must be a number with a decimal exponent within ±{MAX_EXPONENT}")
+
+
+def abbreviated(value, limit: int = 60) -> str:
+    """A value as shown in an error line: its text, cut to `limit` characters."""
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
 
 
 def read_limited(path, name: str, limit: int = MAX_PAIR_BYTES) -> str:
@@ -178,11 +227,14 @@ def read_limited(path, name: str, limit: int = MAX_PAIR_BYTES) -> str:
 def _probability_vector(name: str, values) -> tuple[Fraction, ...]:
     rule = "must be a non-empty list of probabilities >= 0 summing to 1"
     if not isinstance(values, (list, tuple)) or not values:
-        raise InvalidParameter(name, values, rule)
+        raise InvalidParameter(name, abbreviated(values), rule)
     if len(values) > MAX_PAIR_ATOMS:
         raise InvalidParameter(name, f"length {len(values)}", f"must have at most {MAX_PAIR_ATOMS} atoms")
     vec = []
     for i, v in enumerate(values):
+        if v is None or isinstance(v, (list, tuple, dict)):
+            raise InvalidParameter(f"{name}[{i}]", abbreviated(v), "must be a probability (a number or a decimal/p/q string)")
+        check_number_text(f"{name}[{i}]", v)
         x = to_fraction(f"{name}[{i}]", v)
         if x < 0:
             raise InvalidParameter(f"{name}[{i}]", v, "must be >= 0")
