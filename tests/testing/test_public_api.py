@@ -80,3 +80,10 @@ def test_without_hypothesis_the_plugin_and_assertions_work_and_strategies_say_wh
                   "try:\n    t.configs\nexcept ImportError as err:\n    print(err)")
     assert out.splitlines() == ["assert_sound_upper check_accountant",
                                 "verialloc.testing.configs needs hypothesis: pip install 'verialloc[test]'"]
+
+
+def test_reference_refuses_an_unknown_method():
+    """`reference(method="typo")` once fell back to pld silently."""
+    from verialloc import Config, Gaussian, InvalidParameter
+    with pytest.raises(InvalidParameter, match="method"):
+        verialloc.testing.reference(Config(Gaussian(1), steps=1), epsilon=1, method="exat")

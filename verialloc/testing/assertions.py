@@ -16,7 +16,7 @@ import mpmath as mp
 import numpy as np
 
 from ..config import Config
-from ..errors import UnsupportedRequest
+from ..errors import InvalidParameter, UnsupportedRequest
 from ..numeric.pld.pld import PLD
 from ..result import Bracket
 from ..validation import direction as check_direction
@@ -56,6 +56,8 @@ def reference(config: Config, *, epsilon=None, delta=None, direction: str = "rem
 
     if isinstance(method, Bracket):
         return method
+    if method not in ("auto", "exact", "pld"):
+        raise InvalidParameter("method", method, "must be auto, exact, pld or a precomputed Bracket")
     quantity, value = _quantity(epsilon, delta)
     ask = api.delta if quantity == "delta" else api.epsilon
     d = check_direction(direction)
@@ -116,7 +118,7 @@ def _check(claim: str, fn, config, epsilon, delta, direction, rtol, atol, digits
     shown = "NaN or not a number" if claimed is None else mp.nstr(claimed, 12)
     gap = "" if claimed is None else f"; the claim is {relation} it by {mp.nstr(abs(claimed - end), 6)}"
     raise AssertionError(
-        f"unsound {claim} bound: {name} claimed {quantity}({given}={value}) = {shown} as an {claim} bound "
+        f"unsound {claim} bound: {name} claimed {quantity}({given}={value}) = {shown} as {'an' if claim == 'upper' else 'a'} {claim} bound "
         f"[direction={direction}] for {_describe(config)}, but verialloc's reference "
         f"(method '{ref.method}', error_kind '{ref.error_kind}') is {quantity} ∈ [{mp.nstr(ref.lower, 12)}, "
         f"{mp.nstr(ref.upper, 12)}] (certified {side} {mp.nstr(end, 12)}){gap}"
