@@ -1,7 +1,9 @@
 """The pytest plugin (verialloc.testing.plugin): end to end with pytester, against closed forms computed here
 independently of verialloc — one Gaussian step (Balle–Wang) and composed randomized response (binomial sum)."""
 import math
+import re
 from importlib.metadata import entry_points
+from pathlib import Path
 
 import mpmath as mp
 import pytest
@@ -201,3 +203,21 @@ def test_references_are_computed_once_per_query(monkeypatch):
     check_accountant(lambda config, epsilon, direction: RR_DELTA, config, epsilon=0.5, direction="remove",
                      references=cache)
     assert [c["direction"] for c in calls] == ["both", "remove"]
+
+
+def _readme_fixture_example() -> str:
+    """The README's python block that uses the fixture (the README's doctests skip blocks without prompts)."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    (block,) = [b for b in re.findall(r"```python\n(.*?)```", readme, flags=re.S) if "verialloc_check" in b]
+    return block
+
+
+@pytest.mark.parametrize("factor, outcome", [(1, "passed"), (0.9, "failed")])
+def test_the_readme_fixture_example_runs(pytester, factor, outcome):
+    """The README example as written, with `my_epsilon` the certified upper end (passes: sound, within 5 %) or 0.9
+    times it (fails: below the certified lower end, the bracket being ~0.2 % wide)."""
+    truth = float(api.epsilon(Config(Gaussian(1), steps=1000), "1e-5", method="pld").upper)
+    pytester.makepyfile(f"def my_epsilon(config, delta, direction):\n    return {factor * truth!r}\n\n"
+                        + _readme_fixture_example())
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(**{outcome: 1})
