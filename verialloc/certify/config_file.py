@@ -54,10 +54,14 @@ def read_mapping(path) -> dict:
     try:
         text = read_limited(p, "config")  # a regular file of at most 10 MB, never an unbounded read
         data = json.loads(text) if kind == ".json" else tomllib.loads(text)
-    except (UnicodeDecodeError, json.JSONDecodeError, tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
-        # ValueError: an integer of more than 4300 digits (int_max_str_digits)
+    except InvalidParameter:
+        raise  # read_limited's own message: not a regular file, too large, unreadable
+    except (UnicodeDecodeError, json.JSONDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
         raise InvalidParameter("config", path, f"must be a readable {kind[1:].upper()} file ({type(exc).__name__}: "
                                                f"{abbreviated(str(exc), 200)})") from None
+    except ValueError:  # int() of more than 4300 digits (sys.int_max_str_digits)
+        raise InvalidParameter("config", path, f"must be a readable {kind[1:].upper()} file: it holds an integer of "
+                                               "more than 4300 digits") from None
     if not isinstance(data, dict):
         raise InvalidParameter("config", path, "must hold one object/table of configuration keys")
     return data

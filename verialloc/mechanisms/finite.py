@@ -147,9 +147,10 @@ class DiscretePair(FinitePair):
     def _from_text(cls, text: str, shown) -> "DiscretePair":
         try:
             data = json.loads(text)
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError) as exc:
-            # ValueError: an integer of more than 4300 digits (int_max_str_digits)
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
             raise InvalidParameter("pair", shown, f"{PAIR_FORMAT} ({type(exc).__name__})") from None
+        except ValueError:  # int() of more than 4300 digits (sys.int_max_str_digits)
+            raise InvalidParameter("pair", shown, f"{PAIR_FORMAT}; it holds an integer of more than 4300 digits") from None
         return cls._from_data(data, shown)
 
     @classmethod
@@ -175,10 +176,10 @@ class DiscretePair(FinitePair):
 MAX_PAIR_BYTES = 10 * 2 ** 20
 MAX_PAIR_ATOMS = 100_000
 PAIR_FORMAT = 'must be a JSON object {"p": [...], "q": [...]} of probability vectors'
-#: numbers given as text: at most this many characters, and a decimal exponent of at most this magnitude (10^4000 is
-#: beyond every supported range; Fraction("1e99999999") alone takes minutes)
+#: numbers given as text: at most this many characters, and a decimal exponent of at most this magnitude (checked
+#: before any conversion: Fraction("1e99999999") alone takes minutes, and 10^999999 overflows int->str conversion)
 MAX_NUMBER_CHARS = 1000
-MAX_EXPONENT = 4000
+MAX_EXPONENT = 1000
 _EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)\s*$")
 
 
