@@ -1,9 +1,13 @@
 """`verialloc rdp|delta|epsilon`: one bracket per query (contract: docs/cli.md).
 
-    verialloc rdp     --mechanism M [params] --steps T --alpha A [--digits N] [--json]
-    verialloc delta   --mechanism M [params] --scheme allocation|poisson --steps T [--k K] [--epochs E]
-                      [--rate LAMBDA] --epsilon EPS [--direction remove|add|both] [--method exact] [--digits N] [--json]
+    verialloc rdp     (--config FILE | --mechanism M [params] --steps T) --alpha A [--digits N] [--json]
+    verialloc delta   (--config FILE.json|FILE.toml | --mechanism M [params] --scheme allocation|poisson --steps T
+                      [--k K] [--epochs E] [--rate LAMBDA]) --epsilon EPS [--direction remove|add|both]
+                      [--method exact] [--digits N] [--json]
     verialloc epsilon ... --delta D ...
+
+The configuration comes from the flags or from `--config FILE` (read into the flags by common.apply_config_file;
+a configuration flag given with it is an error); `--pair` is inline JSON or a JSON file.
 
 Bad input exits with status 2 and one line naming the parameter and its valid range.
 """
