@@ -20,7 +20,9 @@ from ..errors import InvalidParameter
 from ..formatting import decimal
 from ..validation import integer
 from ..mechanisms import Gaussian
-from .common import add_config_flags, config_from_args, progress_bar
+from ..integrations.opacus import config_from_opacus_history
+from ..mechanisms.finite import abbreviated
+from .common import CONFIG_DEFAULTS, CONFIG_FLAGS, add_config_flags, config_from_args, progress_bar
 
 def register(sub) -> None:
     p = sub.add_parser("certify", help="certify or refute a claimed (ε, δ) for a configuration",
@@ -37,6 +39,9 @@ def register(sub) -> None:
                    help=f"significant digits of the printed bracket, rounded outward (default {DIGITS}); an end "
                         "that decides the verdict gets more when fewer would misplace the claim")
     p.add_argument("--report", help="write a Markdown report (and a PNG profile plot next to it)")
+    p.add_argument("--from-opacus-history", metavar="FILE",
+                   help='the configuration of an opacus accountant history: JSON [[sigma, q, steps], ...] or '
+                        '{"history": [...]} (docs/integrations.md); replaces --config and the configuration flags')
     p.set_defaults(run=run_certify, render=render_text)
 
     c = sub.add_parser("calibrate", help="smallest Gaussian σ with certified ε(δ) <= a target",
@@ -71,7 +76,7 @@ def _config(args, *, calibrating: bool = False):
 
 
 def run_certify(args) -> dict:
-    config = _config(args)
+    config = _config(args) if args.from_opacus_history is None else _opacus_config(args)
     claim = make_claim(delta=args.delta, claimed_epsilon=args.claimed_epsilon, epsilon=args.epsilon,
                        claimed_delta=args.claimed_delta)
     digits = _digits(args.digits)
@@ -80,6 +85,16 @@ def run_certify(args) -> dict:
     if args.report:
         out["report"] = str(write_report(cert, args.report, digits))
     return out
+
+
+def _opacus_config(args):
+    """--from-opacus-history FILE: the Config of the history (integrations.opacus), alone of the configuration."""
+    given = [f for f in CONFIG_FLAGS if getattr(args, f) not in (None, CONFIG_DEFAULTS.get(f))]
+    if args.config is not None or given:
+        flag = "config" if args.config is not None else given[0]
+        raise InvalidParameter(flag, abbreviated(getattr(args, flag)), f"--{flag} cannot be combined with "
+                               "--from-opacus-history (the history gives the whole configuration)")
+    return config_from_opacus_history(args.from_opacus_history)
 
 
 def _digits(value) -> int:

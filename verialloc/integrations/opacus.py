@@ -1,0 +1,117 @@
+"""opacus (1.x) bridge: an accountant's history in, verialloc's Config and certificate out. Needs no opacus.
+
+opacus's accountants (RDPAccountant, PRVAccountant, GaussianAccountant; opacus/accountants/accountant.py, rdp.py,
+prv.py, gdp.py) keep `accountant.history`: a list of (noise_multiplier, sample_rate, num_steps) tuples, one per run
+of identical consecutive `step(noise_multiplier=σ, sample_rate=q)` calls. Each step of opacus's DP-SGD is the
+Gaussian mechanism with noise multiplier σ = noise std / clipping norm on a Poisson sample at rate q (F11, F16).
+
+| opacus | verialloc |
+|---|---|
+| `noise_multiplier` σ | `Gaussian(σ)`: pair N(1, σ²) vs N(0, σ²) (F16) |
+| `sample_rate` q | `scheme="poisson"`, `rate=q` |
+| `num_steps` T of each entry | `steps` = the sum of T over the entries (Poisson steps are independent) |
+| entries with different (σ, q) | UnsupportedRequest naming them: a Config is one homogeneous run |
+
+`history_of(source)` reads a history from an accountant (anything with `.history`), a PrivacyEngine (anything with
+`.accountant.history`), a list of triples, or a JSON file (`[[σ, q, T], ...]` or `{"history": [...]}`, at most
+MAX_HISTORY_BYTES). Numbers are read exactly through their shortest decimal repr (0.01 is 1/100), as everywhere in
+verialloc (`validation.to_fraction`).
+"""
+from __future__ import annotations
+
+import json
+import os
+from fractions import Fraction
+
+from ..certify import certify, make_claim
+from ..certify.refine import DEFAULT_BUDGET, Certificate
+from ..config import Config
+from ..errors import InvalidParameter, UnsupportedRequest
+from ..mechanisms import Gaussian
+from ..mechanisms.finite import abbreviated, check_number_text, read_limited
+from ..validation import integer, open_unit, positive, rate
+
+MAX_HISTORY_BYTES = 2 ** 20
+FIELDS = ("noise_multiplier", "sample_rate", "num_steps")
+
+
+def history_of(source) -> list:
+    """The raw history of an accountant, a PrivacyEngine, a list of (σ, q, T) triples or a JSON file's path."""
+    if isinstance(source, (str, os.PathLike)):
+        return load_history(source)
+    if hasattr(source, "history"):
+        return source.history
+    if hasattr(getattr(source, "accountant", None), "history"):
+        return source.accountant.history
+    if isinstance(source, (list, tuple)):
+        return source
+    raise InvalidParameter("history", abbreviated(source), "must be an opacus accountant (with .history), a "
+                                                           "PrivacyEngine, a list of (σ, q, steps) or a JSON file")
+
+
+def load_history(path) -> list:
+    """The history in a JSON file: `[[σ, q, T], ...]` or `{"history": [...]}` (parsed by json only, bounded)."""
+    text = read_limited(path, "opacus-history", MAX_HISTORY_BYTES)
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise InvalidParameter("opacus-history", path, f"must be a readable JSON file ({type(exc).__name__}: "
+                                                       f"{abbreviated(str(exc), 200)})") from None
+    except ValueError:  # int() of more than 4300 digits (sys.int_max_str_digits)
+        raise InvalidParameter("opacus-history", path, "holds an integer of more than 4300 digits") from None
+    if isinstance(data, dict):
+        if set(data) != {"history"}:
+            raise InvalidParameter("opacus-history", path, 'an object must have exactly one key, "history" (keys: '
+                                   + abbreviated(", ".join(map(str, data)), 200) + ")")
+        data = data["history"]
+    if not isinstance(data, list):
+        raise InvalidParameter("opacus-history", path, "must hold a list [[noise_multiplier, sample_rate, "
+                                                       'num_steps], ...] or {"history": [...]}')
+    return data
+
+
+def config_from_opacus_history(source) -> Config:
+    """The Config of a history (module docstring): Poisson DP-SGD at rate q, σ, steps = Σ num_steps."""
+    history = history_of(source)
+    if not isinstance(history, (list, tuple)) or not history:
+        raise InvalidParameter("history", abbreviated(history), "must be a non-empty list of (noise_multiplier, "
+                                                                "sample_rate, num_steps)")
+    entries = [_entry(i, e) for i, e in enumerate(history)]
+    sigma, q, _ = entries[0]
+    for i, (s, r, _) in enumerate(entries):
+        if (s, r) != (sigma, q):
+            raise UnsupportedRequest("history", f"entries [0] {_show(history[0])} and [{i}] {_show(history[i])}",
+                                     "they differ in (noise_multiplier, sample_rate), a heterogeneous composition; "
+                                     "verialloc's Config describes one homogeneous run")
+    return Config(Gaussian(sigma), "poisson", steps=sum(t for _, _, t in entries), rate=q)
+
+
+def certify_opacus(source, delta, claimed_epsilon=None, *, direction: str = "both", budget=DEFAULT_BUDGET,
+                   progress=None, strict: bool = False) -> Certificate:
+    """verialloc's certificate (bracket of ε(δ), verdict) for the claim ε(δ) <= claimed_epsilon about the history
+    of `source`. Without a claim, the claim is `source.get_epsilon(delta)` (what the opacus accountant or
+    PrivacyEngine reports); a bare history or file needs `claimed_epsilon`. Options as `verialloc.certify`."""
+    if claimed_epsilon is None:
+        if not callable(getattr(source, "get_epsilon", None)):
+            raise InvalidParameter("claimed_epsilon", "(missing)", "give the ε to certify (what "
+                                   "accountant.get_epsilon(delta) reported), or pass the accountant itself")
+        claimed_epsilon = source.get_epsilon(delta=float(open_unit("delta", delta)))
+    claim = make_claim(delta=delta, claimed_epsilon=claimed_epsilon)
+    return certify(config_from_opacus_history(source), claim, direction, budget, progress=progress, strict=strict)
+
+
+def _entry(i: int, entry) -> tuple[Fraction, Fraction, int]:
+    where = f"history[{i}]"
+    if not isinstance(entry, (list, tuple)) or len(entry) != 3:
+        raise InvalidParameter(where, abbreviated(entry), "must be (noise_multiplier, sample_rate, num_steps)")
+    for field, value in zip(FIELDS, entry):
+        if isinstance(value, bool) or not isinstance(value, (int, float, str, Fraction)):
+            raise InvalidParameter(f"{where}.{field}", abbreviated(value), "must be a number or a decimal string")
+        check_number_text(f"{where}.{field}", value)
+    sigma, q, steps = entry
+    return (positive(f"{where}.noise_multiplier", sigma), rate(f"{where}.sample_rate", q),
+            integer(f"{where}.num_steps", steps, lo=1))
+
+
+def _show(entry) -> str:
+    return abbreviated(tuple(entry) if isinstance(entry, list) else entry, 80)
