@@ -6,6 +6,7 @@ Floats are read through their shortest decimal repr (0.8 -> 4/5), decimal string
 from __future__ import annotations
 
 import math
+import re
 import sys
 from fractions import Fraction
 from numbers import Rational
@@ -15,8 +16,34 @@ from .errors import InvalidParameter
 DIRECTIONS = ("remove", "add")
 
 
+MAX_NUMBER_CHARS = 1000
+#: decimal exponents accepted in number text: tiny values down to 1e-4000 (the exact layer resolves them; 10^4000 stays
+#: below Python's 4300-digit int-to-str limit), large ones up to 1e1000 (1e3999 as ε or σ took 80 s, then crashed)
+MIN_EXPONENT, MAX_EXPONENT = -4000, 1000
+_EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)\s*$")
+
+
+def check_number_text(name: str, value) -> None:
+    """Refuse number text too long or with a decimal exponent outside [MIN_EXPONENT, MAX_EXPONENT] before anything
+    converts it (an InvalidParameter naming `name`); other values pass unchanged to the usual validation."""
+    if not isinstance(value, str):
+        return
+    if len(value) > MAX_NUMBER_CHARS:
+        raise InvalidParameter(name, abbreviated(value), f"must be a number of at most {MAX_NUMBER_CHARS} characters")
+    m = _EXPONENT.search(value)
+    if m and not MIN_EXPONENT <= int(m.group(1)) <= MAX_EXPONENT:
+        raise InvalidParameter(name, value, f"must be a number with a decimal exponent in [{MIN_EXPONENT}, {MAX_EXPONENT}]")
+
+
+def abbreviated(value, limit: int = 60) -> str:
+    """A value as shown in an error line: its text, cut to `limit` characters."""
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
 def to_fraction(name: str, value) -> Fraction:
-    """Exact rational value of a finite real number given as int, Fraction, float or decimal string."""
+    """Exact rational value of a finite real number given as int, Fraction, float or decimal string (text checked
+    by check_number_text first: a 10^999999 is refused, not built)."""
     if isinstance(value, bool):
         raise InvalidParameter(name, value, "must be a finite real number")
     if isinstance(value, Rational):
@@ -27,16 +54,17 @@ def to_fraction(name: str, value) -> Fraction:
             raise InvalidParameter(name, value, "must be a finite real number")
         return Fraction(repr(value))
     if isinstance(value, str):
+        check_number_text(name, value)
         text = value.strip()
         try:
             return Fraction(text)
         except (ValueError, ZeroDivisionError):
             raise InvalidParameter(name, value, "must be a finite real number (decimal or p/q)") from None
     try:  # Decimal, numpy scalars, mpmath mpf
-        as_float = float(value)
+        approx = float(value)
     except (TypeError, ValueError):
         raise InvalidParameter(name, value, "must be a finite real number") from None
-    if not math.isfinite(as_float):
+    if not math.isfinite(approx):
         raise InvalidParameter(name, value, "must be a finite real number")
     if hasattr(value, "man_exp"):  # mpmath mpf: exact binary value (man_exp drops the sign)
         man, exp = value.man_exp

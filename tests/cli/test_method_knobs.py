@@ -40,3 +40,16 @@ def test_samples_beyond_float64_is_refused_by_the_budget():
         status = main(["epsilon", "--mechanism", "gaussian", "--sigma", "1", "--steps", "2", "--delta", "1e-5",
                        "--method", "mc", "--samples", "1e308"])
     assert status == 2 and "samples" in err.getvalue() and "budget" in err.getvalue()
+
+
+@pytest.mark.parametrize("flag, value", [("--epsilon", "1e999999"), ("--epsilon", "-1e999999"),
+                                         ("--sigma", "1e1001"), ("--steps", "1e999999")])
+def test_number_text_beyond_the_exponent_range_is_refused_at_once(flag, value):
+    """`delta --epsilon 1e999999` ran for minutes (the query values had no number-size check; the configuration
+    flags had): every number given as text goes through validation.check_number_text."""
+    argv = ["delta", "--mechanism", "gaussian", "--sigma", "1", "--steps", "1", "--epsilon", "1"]
+    argv[argv.index(flag) + 1] = value
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        status = main(argv)
+    assert status == 2 and "decimal exponent in [-4000, 1000]" in err.getvalue(), err.getvalue()

@@ -184,9 +184,10 @@ def test_epsilon_tiny_and_exact_zero():
 
 
 def test_unresolvable_raises_naming_the_parameter():
-    """δ below 10^-4000 (ε0 = 1e-4100) is not returned as 0: UnsupportedRequest naming eps0."""
+    """δ below 10^-4000 (ε0 = 10^-4100, exact: the text "1e-4100" is refused by validation.check_number_text) is not
+    returned as 0: UnsupportedRequest naming eps0."""
     with pytest.raises(UnsupportedRequest, match=r"^eps0=1.0e-4100 is not supported here: delta\(epsilon=0\) is positive"):
-        discrete_delta(RandomizedResponse("1e-4100"), "allocation", 1, 0, "remove")
+        discrete_delta(RandomizedResponse(Fraction(1, 10**4100)), "allocation", 1, 0, "remove")
 
 
 def test_gaussian_composition_route_keeps_tiny_digits():

@@ -22,7 +22,8 @@ from pathlib import Path
 from ..config import SCHEMES, Config
 from ..errors import InvalidParameter
 from ..mechanisms import DiscretePair, Gaussian, Laplace, RandomizedResponse
-from ..mechanisms.finite import abbreviated, check_number_text, read_limited
+from ..mechanisms.finite import read_limited
+from ..validation import abbreviated, check_number_text
 
 #: mechanism -> (constructor, the one parameter key it takes)
 MECHANISMS = {"gaussian": (Gaussian, "sigma"), "laplace": (Laplace, "scale"),

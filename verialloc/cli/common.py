@@ -9,7 +9,7 @@ from ..certify import config_file
 from ..config import Config
 from ..errors import InvalidParameter, UsageError
 from ..formatting import decimal
-from ..mechanisms.finite import abbreviated
+from ..validation import abbreviated
 from ..result import Bracket
 
 #: --mechanism value -> (constructor, the one flag it takes)

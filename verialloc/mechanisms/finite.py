@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import stat
 from abc import abstractmethod
 from fractions import Fraction
@@ -13,7 +12,7 @@ import mpmath as mp
 import sympy as sp
 
 from ..errors import InvalidParameter
-from ..validation import positive, real, to_fraction
+from ..validation import abbreviated, check_number_text, positive, real, to_fraction
 from .base import Mechanism, SymbolicMoments, mpq
 
 
@@ -178,29 +177,6 @@ MAX_PAIR_ATOMS = 100_000
 PAIR_FORMAT = 'must be a JSON object {"p": [...], "q": [...]} of probability vectors'
 #: numbers given as text: at most this many characters, and a decimal exponent of at most this magnitude (checked
 #: before any conversion: Fraction("1e99999999") alone takes minutes, and 10^999999 overflows int->str conversion)
-MAX_NUMBER_CHARS = 1000
-MAX_EXPONENT = 1000
-_EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)\s*$")
-
-
-def check_number_text(name: str, value) -> None:
-    """Refuse number text too long or with a decimal exponent beyond ±MAX_EXPONENT before anything converts it
-    (an InvalidParameter naming `name`); other values pass unchanged to the usual validation."""
-    if not isinstance(value, str):
-        return
-    if len(value) > MAX_NUMBER_CHARS:
-        raise InvalidParameter(name, abbreviated(value), f"must be a number of at most {MAX_NUMBER_CHARS} characters")
-    m = _EXPONENT.search(value)
-    if m and abs(int(m.group(1))) > MAX_EXPONENT:
-        raise InvalidParameter(name, value, f"must be a number with a decimal exponent within ±{MAX_EXPONENT}")
-
-
-def abbreviated(value, limit: int = 60) -> str:
-    """A value as shown in an error line: its text, cut to `limit` characters."""
-    text = value if isinstance(value, str) else repr(value)
-    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
-
-
 def read_limited(path, name: str, limit: int = MAX_PAIR_BYTES) -> str:
     """The text of a regular file of at most `limit` bytes; anything else (a directory, /dev/zero, a FIFO, a
     larger file) raises InvalidParameter naming `name`. Reads at most limit + 1 bytes, never the whole stream."""
