@@ -23,6 +23,7 @@ from verialloc.mechanisms.base import mpq
 
 REL = mp.mpf(10) ** -30
 TIE = mp.mpf(10) ** -37  # 40-digit rounding of exactly tied atoms (A_i = κB_i at ε = 0)
+TIE_REL = mp.mpf(10) ** -50  # brute_delta: 60-digit rounding of an atom exactly on a = κb
 
 
 @st.composite
@@ -91,7 +92,9 @@ def brute_delta(atoms, epsilon, direction):
         return mpq(sum(max(a - b, Fraction(0)) for a, b in pairs))
     kappa = mp.exp(mpq(epsilon))
     as_mp = [(mpq(a) if isinstance(a, Fraction) else a, mpq(b) if isinstance(b, Fraction) else b) for a, b in pairs]
-    return mp.fsum(max(a - kappa * b, 0) for a, b in as_mp)
+    # an atom within 1e-50 relative of the line a = κb is an exact tie rounded at 60 digits (randomized response at
+    # ε = ε0: a/b = e^ε0 = κ; a random seed drew it: reference 3.8e-65 against the exact 0)
+    return mp.fsum(a - kappa * b for a, b in as_mp if a - kappa * b > TIE_REL * (a + kappa * b))
 
 
 @at_60_digits
