@@ -1,12 +1,14 @@
 """Regenerate the golden tables: certified brackets from verialloc's own sound methods on a fixed grid.
 
-    python -m verialloc.audit.golden.generate [--workers N] [--only ID ...] [--out FILE]
+    python -m verialloc.audit.golden.generate [--executor local|process|dask] [--scheduler ADDRESS]
+                                              [--workers N] [--only ID ...] [--out FILE]
 
 Each entry is computed by `verialloc.api` with direction "both" (F3), so the remove, add and both brackets
 (lower rounded down, upper rounded up) come from one call: method "exact" where it applies (closed forms,
 F13 composition), else "pld" (sound float64 lower/upper bounds, F55). Entries are independent: `generate`
-maps `compute` over any executor with the `concurrent.futures` `map` interface — a local ProcessPoolExecutor
-by default, or a `dask.distributed.Client` (`client.get_executor()`, extra `dask`; docs/audit.md).
+runs `compute` through the shared executor (verialloc.certify.executor) — a local process pool by default,
+"local" (in this process), "dask" (a cluster at `scheduler`, or a LocalCluster; extra `dask`), or any
+`concurrent.futures.Executor` object such as `dask.distributed.Client.get_executor()` (docs/audit.md).
 """
 from __future__ import annotations
 
@@ -15,8 +17,10 @@ import datetime
 import json
 import platform
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+
+from ...certify.executor import EXECUTORS, completed
+from ...errors import VeriallocError
 
 DIGITS = 12
 DEFAULT_FILE = Path(__file__).with_name("default.json")
@@ -98,24 +102,30 @@ def versions() -> dict:
             "scipy": scipy.__version__, "mpmath": mpmath.__version__}
 
 
-def generate(specs: list[dict] = GRID, executor=None, workers: int = 2) -> dict:
-    """The table for `specs`, computed through `executor.map` (default: a local process pool of `workers`)."""
-    if executor is None:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            return generate(specs, pool)
-    entries = list(executor.map(compute, specs))
+def generate(specs: list[dict] = GRID, executor="process", workers: int | None = None,
+             scheduler: str | None = None) -> dict:
+    """The table for `specs` (entries in their order), computed on `executor` (module docstring; workers: local
+    processes, default one per core)."""
+    entries = [None] * len(specs)
+    for i, entry in completed(compute, specs, executor, scheduler=scheduler, workers=workers):
+        entries[i] = entry
     return {"versions": versions(), "date": datetime.date.today().isoformat(), "digits": DIGITS,
             "entries": entries}
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m verialloc.audit.golden.generate", description=__doc__.split("\n")[0])
-    p.add_argument("--workers", type=int, default=2, help="local worker processes (default 2)")
+    p.add_argument("--executor", default="process", choices=EXECUTORS, help="where entries run (default process)")
+    p.add_argument("--scheduler", help="with --executor dask: the scheduler address (default: a local cluster)")
+    p.add_argument("--workers", type=int, help="local worker processes (process, dask; default one per core)")
     p.add_argument("--only", nargs="*", help="entry ids to compute (default: the whole grid)")
     p.add_argument("--out", default=str(DEFAULT_FILE), help="output JSON file (default: the shipped table)")
     args = p.parse_args(argv)
     specs = [s for s in GRID if not args.only or s["id"] in args.only]
-    table = generate(specs, workers=args.workers)
+    try:
+        table = generate(specs, args.executor, workers=args.workers, scheduler=args.scheduler)
+    except VeriallocError as exc:  # --workers with local, no dask installed, no scheduler answering
+        p.error(str(exc))
     Path(args.out).write_text(json.dumps(table, indent=1) + "\n")
     for e in table["entries"]:
         print(f"{e['id']:32s} {e['seconds']:8.1f} s  both={e['brackets']['both']}")

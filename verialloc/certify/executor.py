@@ -1,0 +1,97 @@
+"""Where independent tasks run: one interface for batch certification, golden-table regeneration and sweeps.
+
+`completed(fn, items, executor)` yields (index, fn(item)) as each task finishes, for
+  "local"    in this process, one after the other, in order;
+  "process"  a local pool of `workers` processes (concurrent.futures.ProcessPoolExecutor);
+  "dask"     a Dask cluster (extra `dask`): the scheduler at `scheduler` ("tcp://host:8786"), or a LocalCluster
+             of `workers` single-threaded worker processes (default: one per core) started for the run;
+or any concurrent.futures.Executor given as the object (a thread pool, `dask.distributed.Client.get_executor()`).
+At most WINDOW tasks are in flight, so a long input is fed as results come back. `fn` and the items must be
+picklable for "process" and "dask" (a module-level function; workers need verialloc installed).
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, wait
+
+from ..errors import InvalidParameter, UnsupportedRequest
+
+EXECUTORS = ("local", "process", "dask")
+#: most tasks submitted and not yet finished
+WINDOW = 256
+#: seconds to wait for a Dask scheduler to answer
+CONNECT_TIMEOUT = 10
+
+
+def check(executor: str, scheduler: str | None = None, workers: int | None = None) -> None:
+    """Refuse an unknown executor name, or a scheduler/worker count it does not take, before any work."""
+    if executor not in EXECUTORS:
+        raise InvalidParameter("executor", executor, "must be one of " + "|".join(EXECUTORS))
+    if scheduler is not None and executor != "dask":
+        raise InvalidParameter("scheduler", scheduler, "applies only to --executor dask")
+    if scheduler is not None and workers is not None:
+        raise InvalidParameter("workers", workers, "sets the size of a local cluster; the cluster at --scheduler "
+                                                   "has its own workers")
+    if workers is not None and executor == "local":
+        raise InvalidParameter("workers", workers, "applies to --executor process|dask (local runs in this process)")
+    if executor == "dask":
+        try:
+            import dask.distributed  # noqa: F401  (the extra is missing: say so before any work)
+        except ImportError:
+            raise UnsupportedRequest("executor", "dask", "needs dask.distributed, not installed "
+                                                         "(pip install 'verialloc[dask]')") from None
+
+
+def completed(fn, items, executor="local", *, scheduler: str | None = None, workers: int | None = None):
+    """Yield (index, fn(item)) for every item, in order of completion (in input order for "local")."""
+    items = list(items)
+    if isinstance(executor, Executor):
+        yield from _windowed(executor, fn, items)
+        return
+    check(executor, scheduler, workers)
+    if executor == "local":
+        for i, item in enumerate(items):
+            yield i, fn(item)
+        return
+    with contextlib.ExitStack() as stack:
+        if executor == "process":
+            pool = stack.enter_context(ProcessPoolExecutor(max_workers=workers or os.cpu_count()))
+        else:
+            pool = stack.enter_context(_dask(stack, scheduler, workers))
+        yield from _windowed(pool, fn, items)
+
+
+def _windowed(pool: Executor, fn, items: list):
+    pending, todo = {}, iter(enumerate(items))
+    try:
+        while True:
+            for i, item in todo:
+                pending[pool.submit(fn, item)] = i
+                if len(pending) >= WINDOW:
+                    break
+            if not pending:
+                return
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                yield pending.pop(future), future.result()
+    finally:  # stopped early (an error, Ctrl-C): drop what has not started
+        for future in pending:
+            future.cancel()
+
+
+def _dask(stack: contextlib.ExitStack, scheduler: str | None, workers: int | None):
+    """The concurrent.futures face of a Dask client (closed with `stack`)."""
+    from dask.distributed import Client, LocalCluster  # present: check() has looked
+    if scheduler is None:
+        cluster = stack.enter_context(LocalCluster(n_workers=workers or os.cpu_count(), threads_per_worker=1,
+                                                   dashboard_address=None, silence_logs=logging.ERROR))
+        client = stack.enter_context(Client(cluster))
+    else:
+        try:
+            client = stack.enter_context(Client(scheduler, timeout=CONNECT_TIMEOUT))
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise InvalidParameter("scheduler", scheduler, f"no Dask scheduler answered there "
+                                                           f"({type(exc).__name__}: {exc})") from None
+    return client.get_executor(pure=False)
