@@ -4,6 +4,8 @@
                         (--delta D --claimed-epsilon X | --epsilon EPS --claimed-delta Y)
                         [--direction remove|add|both] [--budget SECONDS] [--strict] [--digits N]
                         [--report FILE.md] [--json]
+    verialloc certify   --batch CLAIMS.csv|.jsonl --out RESULTS.csv|.jsonl [--executor local|process|dask]
+                        [--scheduler ADDRESS] [--workers N] [--direction ...] [--budget S] [--strict] [--digits N]
     verialloc calibrate (--config FILE | --steps T [--scheme ...]) --target-epsilon E --delta D
                         [--tolerance REL] [--direction ...] [--budget SECONDS] [--json]
 """
@@ -13,6 +15,8 @@ from decimal import Decimal
 from types import SimpleNamespace
 
 from ..certify import calibrate, certificate_json, certify, make_claim, write_report
+from ..certify.batch import run_batch
+from ..certify.executor import EXECUTORS
 from ..certify.calibrate import DEFAULT_BUDGET as CALIBRATE_BUDGET, DEFAULT_TOLERANCE
 from ..certify.refine import DEFAULT_BUDGET
 from ..certify.report import DIGITS, MAX_DIGITS, render_text
@@ -42,7 +46,15 @@ def register(sub) -> None:
     p.add_argument("--from-opacus-history", metavar="FILE",
                    help='the configuration of an opacus accountant history: JSON [[sigma, q, steps], ...] or '
                         '{"history": [...]} (docs/integrations.md); replaces --config and the configuration flags')
-    p.set_defaults(run=run_certify, render=render_text)
+    p.add_argument("--batch", metavar="FILE", help="certify every row of a .csv or .jsonl table of claims (keys: the "
+                                                   "configuration keys, the claim, direction, budget, strict, id)")
+    p.add_argument("--out", metavar="FILE", help="with --batch: results .csv or .jsonl, appended row by row; rows "
+                                                 "already in it are skipped (resume)")
+    p.add_argument("--executor", default="local", help="with --batch: " + " | ".join(EXECUTORS) + " (default local)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="with --executor dask: the scheduler (tcp://host:8786); "
+                                                          "default: a local cluster")
+    p.add_argument("--workers", help="with --executor process|dask: local workers (default: one per core)")
+    p.set_defaults(run=run_certify, render=render_certify)
 
     c = sub.add_parser("calibrate", help="smallest Gaussian σ with certified ε(δ) <= a target",
                        description="Bisection in σ (monotone, I5) with certified probes.")
@@ -76,6 +88,11 @@ def _config(args, *, calibrating: bool = False):
 
 
 def run_certify(args) -> dict:
+    if args.batch is not None or args.out is not None:
+        return _run_batch(args)
+    for flag in ("executor", "scheduler", "workers"):
+        if getattr(args, flag) not in (None, "local"):
+            raise InvalidParameter(flag, getattr(args, flag), "applies only with --batch FILE --out FILE")
     config = _config(args) if args.from_opacus_history is None else _opacus_config(args)
     claim = make_claim(delta=args.delta, claimed_epsilon=args.claimed_epsilon, epsilon=args.epsilon,
                        claimed_delta=args.claimed_delta)
@@ -95,6 +112,32 @@ def _opacus_config(args):
         raise InvalidParameter(flag, abbreviated(getattr(args, flag)), f"--{flag} cannot be combined with "
                                "--from-opacus-history (the history gives the whole configuration)")
     return config_from_opacus_history(args.from_opacus_history)
+
+
+def _run_batch(args) -> dict:
+    """`--batch FILE --out FILE`: the table gives the configurations and claims; the flags only the defaults."""
+    if args.batch is None or args.out is None:
+        missing = "batch" if args.batch is None else "out"
+        raise InvalidParameter(missing, "(missing)", "--batch CLAIMS and --out RESULTS go together")
+    given = [f for f in (*CONFIG_FLAGS, "config", "from_opacus_history", "delta", "claimed_epsilon", "epsilon",
+                         "claimed_delta", "report")
+             if getattr(args, f) not in (None, CONFIG_DEFAULTS.get(f))]
+    if given:
+        raise InvalidParameter(given[0].replace("_", "-"), getattr(args, given[0]),
+                               "cannot be combined with --batch (each row gives its configuration and claim)")
+    workers = None if args.workers is None else integer("workers", args.workers, 1, 1024)
+    return run_batch(args.batch, args.out, executor=args.executor, scheduler=args.scheduler, workers=workers,
+                     direction=args.direction, budget=args.budget, strict=args.strict, digits=_digits(args.digits),
+                     progress=progress_bar("certify batch"))
+
+
+def render_certify(out: dict) -> str:
+    """One claim: the certificate (render_text); a batch: its summary."""
+    if "batch" not in out:
+        return render_text(out)
+    counts = ", ".join(f"{n} {v}" for v, n in out["verdicts"].items())
+    return (f"certify batch {out['batch']} -> {out['out']}: {out['rows']} rows, {out['skipped']} already there, "
+            f"{out['computed']} computed in {out['seconds']:.1f} s (executor {out['executor']})\n  {counts}")
 
 
 def _digits(value) -> int:

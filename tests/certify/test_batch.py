@@ -1,0 +1,314 @@
+"""Batch certification (verialloc.certify.batch) and the shared executor (verialloc.certify.executor).
+
+Verdicts are checked against independent truths computed here in mpmath — randomized response composed E times
+(a binomial sum over the privacy loss ε0·(2j − E)) and the one-step Gaussian closed form — with claims 10% above
+(certified) and 10% below (refuted). The same rows on a small in-process Dask LocalCluster give the same results
+as the local executor; the golden-table regeneration runs on the same executor.
+"""
+import csv
+import json
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import mpmath as mp
+import pytest
+
+from verialloc.audit.golden.generate import compute, generate
+from verialloc.certify import batch, executor
+from verialloc.errors import InvalidParameter, UnsupportedRequest
+
+mp.mp.dps = 40
+
+
+def rr_delta(eps0, epochs, eps) -> mp.mpf:
+    """δ(ε) of randomized response (ε0) composed `epochs` times: Σ_j C(E, j) a^j (1 − a)^(E − j) (1 − e^(ε − L_j))_+
+    with a = e^ε0/(1 + e^ε0) and L_j = ε0(2j − E) (the pair is symmetric: remove = add = both)."""
+    eps0, eps = mp.mpf(eps0), mp.mpf(eps)
+    a = mp.e ** eps0 / (1 + mp.e ** eps0)
+    total = mp.mpf(0)
+    for j in range(epochs + 1):
+        loss = eps0 * (2 * j - epochs)
+        if loss > eps:
+            total += mp.binomial(epochs, j) * a ** j * (1 - a) ** (epochs - j) * (1 - mp.e ** (eps - loss))
+    return total
+
+
+def rr_epsilon(eps0, epochs, delta) -> mp.mpf:
+    """ε(δ) by bisection on the non-increasing δ(ε) of rr_delta."""
+    lo, hi = mp.mpf(0), mp.mpf(eps0) * epochs
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if rr_delta(eps0, epochs, mid) > delta else (lo, mid)
+    return hi
+
+
+def gauss_delta(sigma, eps) -> mp.mpf:
+    """One Gaussian step (sensitivity 1): Φ(1/(2σ) − εσ) − e^ε Φ(−1/(2σ) − εσ)."""
+    s, e = mp.mpf(sigma), mp.mpf(eps)
+    return mp.ncdf(1 / (2 * s) - e * s) - mp.e ** e * mp.ncdf(-1 / (2 * s) - e * s)
+
+
+def _num(x) -> str:
+    return mp.nstr(x, 15)
+
+
+def truth_rows() -> list[tuple[dict, str]]:
+    """(row, expected verdict): every claim 10% above (certified) or 10% below (refuted) its true value."""
+    rows = []
+    for eps0, epochs, delta, eps in (("0.5", 3, "1e-3", "0.5"), ("0.2", 30, "1e-6", "2"), ("1", 10, "1e-2", "4")):
+        true_eps = rr_epsilon(eps0, epochs, mp.mpf(delta))
+        for factor, verdict in (("1.1", "certified"), ("0.9", "refuted")):
+            rows.append(({"id": f"rr-{eps0}-{epochs}-eps-{factor}", "mechanism": "randomized-response", "eps0": eps0,
+                          "steps": 1, "epochs": epochs, "delta": delta,
+                          "claimed_epsilon": _num(true_eps * mp.mpf(factor))}, verdict))
+        true_delta = rr_delta(eps0, epochs, eps)
+        for factor, verdict in (("1.1", "certified"), ("0.9", "refuted")):
+            rows.append(({"id": f"rr-{eps0}-{epochs}-delta-{factor}", "mechanism": "randomized-response",
+                          "eps0": eps0, "steps": 1, "epochs": epochs, "epsilon": eps,
+                          "claimed_delta": _num(true_delta * mp.mpf(factor))}, verdict))
+    true_delta = gauss_delta(1, 1)
+    for factor, verdict in (("1.1", "certified"), ("0.9", "refuted")):
+        rows.append(({"id": f"gauss-{factor}", "mechanism": "gaussian", "sigma": 1, "steps": 1, "epsilon": 1,
+                      "claimed_delta": _num(true_delta * mp.mpf(factor))}, verdict))
+    return rows
+
+
+def write_csv(path, rows: list[dict]) -> None:
+    keys = sorted({k for r in rows for k in r})
+    with open(path, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, keys)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def write_jsonl(path, rows: list[dict]) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def read_results(path) -> dict:
+    if path.suffix == ".csv":
+        with open(path, newline="") as fh:
+            rows = list(csv.DictReader(fh))
+    else:
+        rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len({r["id"] for r in rows}) == len(rows), "an id appears twice"
+    return {r["id"]: r for r in rows}
+
+
+@pytest.fixture(scope="module")
+def truths():
+    return truth_rows()
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as c:
+        yield c
+
+
+@pytest.mark.parametrize("fmt", [(".csv", ".jsonl"), (".jsonl", ".csv")])
+def test_verdicts_against_independent_truths(tmp_path, truths, fmt):
+    src, dst = tmp_path / f"claims{fmt[0]}", tmp_path / f"results{fmt[1]}"
+    (write_csv if fmt[0] == ".csv" else write_jsonl)(src, [r for r, _ in truths])
+    summary = batch.run_batch(src, dst)
+    assert summary["computed"] == summary["rows"] == len(truths) and summary["skipped"] == 0
+    results = read_results(dst)
+    for row, verdict in truths:
+        got = results[row["id"]]
+        assert got["verdict"] == verdict, (row, got)
+        assert got["method_lower"] == got["method_upper"] == "exact" and got["error"] == ""
+        truth = (rr_epsilon(row["eps0"], row["epochs"], mp.mpf(row["delta"])) if "delta" in row else
+                 rr_delta(row["eps0"], row["epochs"], row["epsilon"]) if "eps0" in row else gauss_delta(1, 1))
+        assert mp.mpf(got["lower"]) <= truth <= mp.mpf(got["upper"])
+    assert summary["verdicts"] == {"certified": len(truths) // 2, "refuted": len(truths) // 2, "inconclusive": 0,
+                                   "error": 0}
+
+
+def test_resume_skips_done_rows_and_appends_nothing(tmp_path, truths):
+    src, dst = tmp_path / "claims.jsonl", tmp_path / "results.csv"
+    write_jsonl(src, [r for r, _ in truths[:4]])
+    batch.run_batch(src, dst)
+    before = dst.read_bytes()
+    again = batch.run_batch(src, dst)
+    assert (again["skipped"], again["computed"]) == (4, 0) and dst.read_bytes() == before
+    write_jsonl(src, [r for r, _ in truths[:6]])  # two new rows: only they run
+    more = batch.run_batch(src, dst)
+    assert (more["skipped"], more["computed"]) == (4, 2)
+    assert dst.read_bytes().startswith(before) and len(read_results(dst)) == 6
+
+
+def test_an_interrupted_last_line_is_recomputed(tmp_path, truths):
+    src, dst = tmp_path / "claims.csv", tmp_path / "results.jsonl"
+    write_csv(src, [r for r, _ in truths[:3]])
+    batch.run_batch(src, dst)
+    full = read_results(dst)
+    lines = dst.read_text().splitlines(keepends=True)
+    dst.write_text("".join(lines[:2]) + lines[2][:40])  # killed while writing the third row
+    assert batch.run_batch(src, dst)["computed"] == 1
+    again = read_results(dst)
+    assert {k: v["verdict"] for k, v in again.items()} == {k: v["verdict"] for k, v in full.items()}
+
+
+def test_rows_without_id_are_named_by_a_hash_of_their_inputs(tmp_path):
+    row = {"mechanism": "gaussian", "sigma": "1", "steps": "1", "delta": "1e-5", "claimed_epsilon": "5"}
+    assert batch.key(row) == batch.key(dict(reversed(row.items()))) and batch.key(row).startswith("sha256:")
+    assert batch.key(row) != batch.key({**row, "sigma": "2"}) and batch.key({**row, "id": "a"}) == "a"
+    src, dst = tmp_path / "c.csv", tmp_path / "r.csv"
+    write_csv(src, [row])
+    batch.run_batch(src, dst)
+    assert batch.run_batch(src, dst)["skipped"] == 1
+    # JSON numbers and CSV text of the same row are the same row
+    write_jsonl(tmp_path / "c.jsonl", [{**row, "sigma": 1, "steps": 1}])
+    assert batch.run_batch(tmp_path / "c.jsonl", dst)["skipped"] == 1
+
+
+def test_invalid_rows_get_verdict_error_and_the_batch_goes_on(tmp_path):
+    good = {"id": "good", "mechanism": "gaussian", "sigma": 1, "steps": 1, "delta": "1e-5", "claimed_epsilon": 9}
+    bad = [{"id": "neg-sigma", "mechanism": "gaussian", "sigma": -1, "steps": 1, "delta": "1e-5", "claimed_epsilon": 1},
+           {"id": "no-claim", "mechanism": "gaussian", "sigma": 1, "steps": 1},
+           {"id": "unknown", "mechanism": "gaussian", "sigma": 1, "steps": 1, "colour": "red", "delta": "1e-5",
+            "claimed_epsilon": 1},
+           {"id": "strict", **{k: v for k, v in good.items() if k != "id"}, "strict": "maybe"},
+           {"id": "list", "mechanism": "gaussian", "sigma": [1], "steps": 1, "delta": "1e-5", "claimed_epsilon": 1},
+           {"id": "pair", "mechanism": "discrete", "pair": "{not json", "steps": 1, "delta": "1e-5",
+            "claimed_epsilon": 1},
+           {"id": "budget", **{k: v for k, v in good.items() if k != "id"}, "budget": "0"}]
+    src, dst = tmp_path / "c.jsonl", tmp_path / "r.csv"
+    write_jsonl(src, [bad[0], good, *bad[1:]])
+    with pytest.raises(batch.RowErrors, match=r"7 of 8 rows have verdict error.*first: line 1 \(id neg-sigma\): "
+                                              r"sigma=-1 is invalid"):
+        batch.run_batch(src, dst)
+    results = read_results(dst)
+    assert results["good"]["verdict"] == "certified"
+    reasons = {k: v["error"] for k, v in results.items() if v["verdict"] == "error"}
+    assert set(reasons) == {r["id"] for r in bad}
+    assert all(reason and "\n" not in reason for reason in reasons.values())
+    assert reasons["no-claim"].startswith("claim=(missing)") and reasons["unknown"].startswith("colour=red")
+    assert reasons["strict"].startswith("strict=maybe") and reasons["budget"].startswith("budget=0")
+
+
+def test_row_keys_override_the_defaults(tmp_path):
+    row = {"id": "r", "mechanism": "randomized-response", "eps0": 1, "steps": 1, "epochs": 2, "epsilon": "0.5",
+           "claimed_delta": "0.3", "direction": "remove", "budget": "5"}
+    src, dst = tmp_path / "c.jsonl", tmp_path / "r.jsonl"
+    write_jsonl(src, [row, {**row, "id": "default", "direction": None, "budget": None}])
+    batch.run_batch(src, dst, direction="add", budget="7", strict=True, digits=12)
+    out = read_results(dst)
+    assert (out["r"]["direction"], out["r"]["budget"], out["r"]["strict"]) == ("remove", "5", "true")
+    assert (out["default"]["direction"], out["default"]["budget"]) == ("add", "7")
+    truth = rr_delta(1, 2, "0.5")
+    assert mp.mpf(out["r"]["lower"]) <= truth <= mp.mpf(out["r"]["upper"])
+    assert len(out["r"]["lower"].replace(".", "").lstrip("0")) > 8  # digits=12 (trailing zeros dropped)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("id,sigma,colour\n", "c.csv is invalid: line 1: unknown column 'colour'; columns: id, mechanism"),
+    ("\n\nid,sigma,sigma\n", "line 3: the column 'sigma' appears twice"),
+    ("", "is empty: a header row"),
+    ("id,sigma\na,1,2\n", "line 2 has 3 fields, the header 2"),
+    ('id,sigma\n"a,1\n', "line 2 is not valid CSV"),
+    ("id,mechanism\na,gaussian\na,laplace\n", "id=a is invalid: .* line 3 repeats the row of line 2"),
+    ("mechanism\ngaussian\ngaussian\n", "line 3 repeats the row of line 2"),
+])
+def test_unparseable_csv_is_refused_before_any_row(tmp_path, text, message):
+    src, dst = tmp_path / "c.csv", tmp_path / "r.csv"
+    src.write_text(text)
+    with pytest.raises(InvalidParameter, match=message):
+        batch.run_batch(src, dst)
+    assert not dst.exists()
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"id": "a"}\n[1, 2]\n', "line 2 is not a JSON object"),
+    ('{"id": "a"\n', r"line 1 is not a JSON object \(JSONDecodeError"),
+    ('{"id": "' + "x" * 300 + '"}\n', "at most 200 characters"),
+])
+def test_unparseable_jsonl_is_refused_before_any_row(tmp_path, text, message):
+    src = tmp_path / "c.jsonl"
+    src.write_text(text)
+    with pytest.raises(InvalidParameter, match=message):
+        batch.run_batch(src, tmp_path / "r.jsonl")
+
+
+def test_reading_is_bounded(tmp_path, monkeypatch):
+    huge = tmp_path / "huge.csv"
+    huge.write_bytes(b"id," + b"x" * (batch.MAX_LINE + 10) + b"\n")
+    with pytest.raises(InvalidParameter, match=f"line 1 is longer than {batch.MAX_LINE} bytes"):
+        batch.read_rows(huge)
+    monkeypatch.setattr(batch, "MAX_ROWS", 3)
+    many = tmp_path / "many.jsonl"
+    many.write_text("".join(json.dumps({"id": str(i)}) + "\n" for i in range(10)))
+    with pytest.raises(InvalidParameter, match="line 4: more than 3 rows"):
+        batch.read_rows(many)
+    monkeypatch.setattr(batch, "MAX_BYTES", 30)
+    with pytest.raises(InvalidParameter, match="larger than 30 bytes"):
+        batch.read_rows(many)
+
+
+def test_the_output_must_be_a_results_file(tmp_path):
+    src = tmp_path / "c.csv"
+    write_csv(src, [{"id": "a", "mechanism": "gaussian", "sigma": 1, "steps": 1, "epsilon": 1, "claimed_delta": 0.5}])
+    other = tmp_path / "other.csv"
+    other.write_text("a,b\n1,2\n")
+    with pytest.raises(InvalidParameter, match="has another header"):
+        batch.run_batch(src, other)
+    assert other.read_text() == "a,b\n1,2\n"
+    with pytest.raises(InvalidParameter, match="out=.* must be a .csv or .jsonl file"):
+        batch.run_batch(src, tmp_path / "r.txt")
+    with pytest.raises(InvalidParameter, match="does not exist"):
+        batch.run_batch(src, tmp_path / "missing" / "r.csv")
+
+
+# --- the executor ---------------------------------------------------------------------------------------------
+
+
+def test_local_and_pools_yield_every_result_once(monkeypatch):
+    assert list(executor.completed(abs, [-1, 2, -3])) == [(0, 1), (1, 2), (2, 3)]
+    monkeypatch.setattr(executor, "WINDOW", 2)  # more items than the window: fed as results come back
+    with ThreadPoolExecutor(2) as pool:
+        assert sorted(executor.completed(abs, range(-5, 0), pool)) == [(i, 5 - i) for i in range(5)]
+    assert sorted(executor.completed(abs, range(-5, 0), "process", workers=1)) == [(i, 5 - i) for i in range(5)]
+
+
+def test_executor_refusals(monkeypatch):
+    with pytest.raises(InvalidParameter, match="executor=spark is invalid: must be one of local|process|dask"):
+        executor.check("spark")
+    with pytest.raises(InvalidParameter, match="applies only to --executor dask"):
+        executor.check("local", scheduler="tcp://x:1")
+    with pytest.raises(InvalidParameter, match="workers=2 is invalid: sets the size of a local cluster"):
+        executor.check("dask", scheduler="tcp://x:1", workers=2)
+    with pytest.raises(InvalidParameter, match="applies to --executor process|dask"):
+        executor.check("local", workers=2)
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)  # the extra is missing
+    with pytest.raises(UnsupportedRequest, match=r"pip install 'verialloc\[dask\]'"):
+        executor.check("dask")
+
+
+def test_unreachable_scheduler_is_one_error(monkeypatch):
+    pytest.importorskip("dask.distributed")
+    monkeypatch.setattr(executor, "CONNECT_TIMEOUT", 1)
+    with pytest.raises(InvalidParameter, match="scheduler=tcp://127.0.0.1:9 is invalid: no Dask scheduler answered"):
+        list(executor.completed(abs, [1], "dask", scheduler="tcp://127.0.0.1:9"))
+
+
+def test_dask_gives_the_local_results(tmp_path, truths, cluster):
+    src = tmp_path / "c.jsonl"
+    write_jsonl(src, [r for r, _ in truths])
+    batch.run_batch(src, tmp_path / "local.csv")
+    summary = batch.run_batch(src, tmp_path / "dask.csv", executor="dask", scheduler=cluster.scheduler_address)
+    assert summary["executor"] == "dask" and summary["computed"] == len(truths)
+    local, remote = read_results(tmp_path / "local.csv"), read_results(tmp_path / "dask.csv")
+    fields = ("verdict", "lower", "upper", "method_lower", "method_upper")
+    assert {k: [v[f] for f in fields] for k, v in remote.items()} == {k: [v[f] for f in fields] for k, v in local.items()}
+    assert batch.run_batch(src, tmp_path / "dask.csv", executor="dask",
+                           scheduler=cluster.scheduler_address)["computed"] == 0
+
+
+def test_golden_regeneration_runs_on_the_shared_executor(cluster):
+    spec = {"id": "t", "config": {"mechanism": "gaussian", "sigma": "1", "scheme": "allocation", "steps": 1, "k": 1,
+                                  "epochs": 1}, "quantity": "epsilon", "target": "1e-5", "method": "exact"}
+    specs = [spec, {**spec, "id": "u", "target": "1e-3"}]
+    expected = [compute(s) for s in specs]
+    for table in (generate(specs, "local"), generate(specs, "dask", scheduler=cluster.scheduler_address)):
+        assert [e | {"seconds": 0} for e in table["entries"]] == [e | {"seconds": 0} for e in expected]

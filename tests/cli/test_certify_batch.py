@@ -1,0 +1,189 @@
+"""`verialloc certify --batch CLAIMS --out RESULTS` end to end through the CLI's error boundary.
+
+CSV and JSON Lines in and out; resume (a second run computes and appends nothing); rows with invalid values
+recorded with verdict error and a nonzero exit at the end; hostile files refused upfront in one line, quickly;
+flag conflicts; the same file through `--executor dask` (a small in-process cluster, and a LocalCluster started
+by the command) and `--executor process`. Verdicts against independent truths: tests/certify/test_batch.py.
+"""
+import csv
+import json
+import os
+import time
+
+import mpmath as mp
+import pytest
+
+from verialloc.certify import batch
+from verialloc.cli import main
+
+#: one step of the Gaussian (σ = 1): δ(ε = 1) = Φ(−1/2) − e Φ(−3/2) = 0.1269367…; randomized response ε0 = 1
+#: composed twice: ε(δ = 0.1) = 2 − ln(1 − 0.1/a²)… — the claims below sit far from the truths on either side
+ROWS = [
+    {"id": "gauss-hi", "mechanism": "gaussian", "sigma": "1", "steps": "1", "epsilon": "1", "claimed_delta": "0.14"},
+    {"id": "gauss-lo", "mechanism": "gaussian", "sigma": "1", "steps": "1", "epsilon": "1", "claimed_delta": "0.11"},
+    {"id": "rr-hi", "mechanism": "randomized-response", "eps0": "1", "steps": "1", "epochs": "2", "delta": "0.1",
+     "claimed_epsilon": "2"},
+    {"id": "rr-lo", "mechanism": "randomized-response", "eps0": "1", "steps": "1", "epochs": "2", "delta": "0.1",
+     "claimed_epsilon": "1"},
+]
+VERDICTS = {"gauss-hi": "certified", "gauss-lo": "refuted", "rr-hi": "certified", "rr-lo": "refuted"}
+
+
+def test_the_claims_sit_on_the_sides_they_are_said_to():
+    gauss = mp.ncdf(-0.5) - mp.e * mp.ncdf(-1.5)
+    assert 0.11 < gauss < 0.14
+    a = mp.e / (1 + mp.e)  # RR twice: losses 2 (prob a²), 0, −2; δ(ε) = a²(1 − e^(ε−2)) for 0 <= ε < 2
+    eps = 2 + mp.log(1 - mp.mpf("0.1") / a ** 2)
+    assert 1 < eps < 2
+
+
+def run(capsys, argv):
+    status = main(argv)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def write(path, rows):
+    if path.suffix == ".csv":
+        with open(path, "w", newline="") as fh:
+            writer = csv.DictWriter(fh, sorted({k for r in rows for k in r}))
+            writer.writeheader()
+            writer.writerows(rows)
+    else:
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def results(path) -> dict:
+    if path.suffix == ".csv":
+        with open(path, newline="") as fh:
+            rows = list(csv.DictReader(fh))
+    else:
+        rows = [json.loads(line) for line in path.read_text().splitlines()]
+    return {r["id"]: r for r in rows}
+
+
+def one_error_line(capsys, argv, *, within=5.0) -> str:
+    start = time.monotonic()
+    status, out, err = run(capsys, argv)
+    assert time.monotonic() - start < within
+    assert status == 2 and out == "" and err.count("\n") == 1 and err.startswith("verialloc: error: "), err
+    return err
+
+
+@pytest.mark.parametrize("src_ext, out_ext", [(".csv", ".csv"), (".jsonl", ".jsonl"), (".csv", ".jsonl")])
+def test_batch_in_and_out_then_resume(tmp_path, capsys, src_ext, out_ext):
+    src, dst = tmp_path / f"claims{src_ext}", tmp_path / f"results{out_ext}"
+    write(src, ROWS)
+    status, out, err = run(capsys, ["certify", "--batch", str(src), "--out", str(dst)])
+    assert status == 0 and err == ""
+    assert out.startswith(f"certify batch {src} -> {dst}: 4 rows, 0 already there, 4 computed in ")
+    assert out.endswith("(executor local)\n  2 certified, 2 refuted, 0 inconclusive, 0 error\n")
+    got = results(dst)
+    assert {k: v["verdict"] for k, v in got.items()} == VERDICTS
+    assert list(got["gauss-hi"]) == list(batch.COLUMNS)
+    assert got["rr-hi"]["method_lower"] == "exact" and got["rr-hi"]["direction"] == "both"
+    before = dst.read_bytes()
+    status, out, _ = run(capsys, ["certify", "--batch", str(src), "--out", str(dst), "--json"])
+    summary = json.loads(out)
+    assert status == 0 and (summary["skipped"], summary["computed"]) == (4, 0) and dst.read_bytes() == before
+
+
+def test_row_errors_are_recorded_and_the_exit_status_says_so(tmp_path, capsys):
+    src, dst = tmp_path / "claims.jsonl", tmp_path / "results.csv"
+    write(src, [*ROWS[:2], {"id": "typo", "mechanism": "gausian", "sigma": 1, "steps": 1, "epsilon": 1,
+                            "claimed_delta": 0.2}, *ROWS[2:]])
+    err = one_error_line(capsys, ["certify", "--batch", str(src), "--out", str(dst)])
+    assert "1 of 5 rows have verdict error" in err and "first: line 3 (id typo): mechanism=gausian is invalid" in err
+    got = results(dst)
+    assert got["typo"]["verdict"] == "error" and got["typo"]["error"].startswith("mechanism=gausian is invalid")
+    assert {k: v["verdict"] for k, v in got.items() if k != "typo"} == VERDICTS
+
+
+def _fifo(tmp_path):
+    path = tmp_path / "pipe.csv"
+    os.mkfifo(path)
+    return path
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda p: p / "noise.csv", "line 1 is not UTF-8 text"),
+    (lambda p: p / "nul.jsonl", "line 1 holds a NUL byte"),
+    (lambda p: p / "long.csv", f"line 2 is longer than {batch.MAX_LINE} bytes"),
+    (lambda p: p / "dir.csv", "must be a regular file"),
+    (lambda p: "/dev/zero", "must be a .csv or .jsonl file"),
+    (lambda p: p / "zero.csv", "must be a regular file"),  # a link to /dev/zero
+    (_fifo, "must be a regular file"),
+    (lambda p: p / "missing.csv", "cannot be read"),
+    (lambda p: p / "claims.txt", "must be a .csv or .jsonl file"),
+    (lambda p: p / "empty.csv", "is empty: a header row"),
+])
+def test_hostile_files_exit_2_in_one_line(tmp_path, capsys, make, message):
+    (tmp_path / "noise.csv").write_bytes(bytes(range(128, 256)) * 40)
+    (tmp_path / "nul.jsonl").write_bytes(b'{"id": "a"}\0\n')
+    (tmp_path / "long.csv").write_bytes(b"id,sigma\na," + b"1" * (batch.MAX_LINE + 1) + b"\n")
+    (tmp_path / "dir.csv").mkdir()
+    (tmp_path / "claims.txt").write_text("id\n")
+    (tmp_path / "empty.csv").write_text("")
+    (tmp_path / "zero.csv").symlink_to("/dev/zero")
+    src = make(tmp_path)
+    err = one_error_line(capsys, ["certify", "--batch", str(src), "--out", str(tmp_path / "r.csv")])
+    assert f"batch={src} is invalid: {message}" in err
+    assert not (tmp_path / "r.csv").exists()
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--mechanism", "gaussian"], "mechanism=gaussian is invalid: cannot be combined with --batch"),
+    (["--delta", "1e-5"], "delta=1e-5 is invalid: cannot be combined with --batch"),
+    (["--report", "r.md"], "report=r.md is invalid: cannot be combined with --batch"),
+    (["--scheme", "poisson"], "scheme=poisson is invalid: cannot be combined with --batch"),
+    (["--executor", "spark"], "executor=spark is invalid: must be one of local|process|dask"),
+    (["--scheduler", "tcp://h:1"], "scheduler=tcp://h:1 is invalid: applies only to --executor dask"),
+    (["--workers", "0"], "workers=0 is invalid"),
+    (["--workers", "2"], "workers=2 is invalid: applies to --executor process|dask"),
+])
+def test_flag_conflicts(tmp_path, capsys, extra, message):
+    src = tmp_path / "c.csv"
+    write(src, ROWS)
+    err = one_error_line(capsys, ["certify", "--batch", str(src), "--out", str(tmp_path / "r.csv"), *extra])
+    assert message in err
+
+
+def test_batch_and_out_go_together(tmp_path, capsys):
+    assert "out=(missing) is invalid" in one_error_line(capsys, ["certify", "--batch", str(tmp_path / "c.csv")])
+    assert "batch=(missing) is invalid" in one_error_line(capsys, ["certify", "--out", str(tmp_path / "r.csv")])
+    err = one_error_line(capsys, ["certify", "--mechanism", "gaussian", "--sigma", "1", "--steps", "1", "--delta",
+                                  "1e-5", "--claimed-epsilon", "5", "--executor", "dask"])
+    assert "executor=dask is invalid: applies only with --batch" in err
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as c:
+        yield c
+
+
+def _verdicts(path) -> dict:
+    return {k: (v["verdict"], v["lower"], v["upper"]) for k, v in results(path).items()}
+
+
+def test_dask_scheduler_gives_the_local_results(tmp_path, capsys, cluster):
+    src = tmp_path / "c.csv"
+    write(src, ROWS)
+    assert run(capsys, ["certify", "--batch", str(src), "--out", str(tmp_path / "local.csv")])[0] == 0
+    status, out, err = run(capsys, ["certify", "--batch", str(src), "--out", str(tmp_path / "dask.csv"), "--executor",
+                                    "dask", "--scheduler", cluster.scheduler_address, "--json"])
+    assert status == 0 and json.loads(out)["executor"] == "dask", err
+    assert _verdicts(tmp_path / "dask.csv") == _verdicts(tmp_path / "local.csv")
+
+
+@pytest.mark.parametrize("executor", ["process", "dask"])
+def test_local_pools_started_by_the_command(tmp_path, capsys, executor):
+    pytest.importorskip("dask.distributed")
+    src = tmp_path / "c.jsonl"
+    write(src, ROWS[:2])
+    status, out, err = run(capsys, ["certify", "--batch", str(src), "--out", str(tmp_path / "r.jsonl"), "--executor",
+                                    executor, "--workers", "1"])
+    assert status == 0 and err == "" and f"(executor {executor})" in out
+    assert {k: v for k, (v, _, _) in _verdicts(tmp_path / "r.jsonl").items()} == {"gauss-hi": "certified",
+                                                                                  "gauss-lo": "refuted"}

@@ -1,0 +1,321 @@
+"""Batch certification: a table of claims in, one result row per claim out (docs/certify.md, "Batch certification").
+
+Input: CSV (a header row) or JSON Lines (one object per line), by extension. A row holds the keys of a
+configuration file (config_file.KEYS), one claim (`delta` + `claimed_epsilon`, or `epsilon` + `claimed_delta`),
+optionally `direction`, `budget` (seconds for this row), `strict`, and an `id`. Reading is bounded (MAX_BYTES,
+MAX_LINE, MAX_ROWS). A file that cannot be read or parsed — not a regular file, too large, not UTF-8, a CSV
+header with an unknown or repeated column, a malformed record or JSON line, a repeated id — raises
+InvalidParameter naming the file, the line and the key before any row runs. A row whose values are invalid runs
+anyway: it gets verdict "error" and a one-line reason, and the batch goes on.
+
+Output: CSV or JSON Lines by the extension of `out`, the columns COLUMNS, one line per row, appended and flushed
+as each row finishes (in order of completion). A row is known by its id, else by a hash of its inputs (`key`);
+rows already in `out` are skipped, so a stopped batch resumes where it stopped (an interrupted last line is
+dropped and recomputed).
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import stat
+import time
+from pathlib import Path
+
+from ..errors import InvalidParameter, VeriallocError
+from ..validation import abbreviated
+from . import config_file, executor as executors
+from .refine import certify
+from .report import certificate_json
+from .verdict import make_claim
+
+CLAIM_KEYS = ("delta", "claimed_epsilon", "epsilon", "claimed_delta")
+#: the keys a row may hold (besides `id`), in output order
+INPUT_KEYS = (*config_file.KEYS, *CLAIM_KEYS, "direction", "budget", "strict")
+RESULT_KEYS = ("verdict", "lower", "upper", "method_lower", "method_upper", "rigorous", "seconds", "error")
+COLUMNS = ("id", *INPUT_KEYS, *RESULT_KEYS)
+FORMATS = (".csv", ".jsonl")
+MAX_BYTES = 64 * 2 ** 20
+MAX_LINE = 2 ** 20
+MAX_ROWS = 100_000
+MAX_ID = 200
+
+
+class RowErrors(VeriallocError):
+    """Some rows of a finished batch have verdict "error" (their reasons are in the output's error column)."""
+
+
+def key(values: dict) -> str:
+    """A row's name in the output: its id, else "sha256:" and 16 hex digits of its inputs (keys sorted)."""
+    if values.get("id"):
+        return values["id"]
+    text = json.dumps({k: v for k, v in values.items() if k != "id"}, sort_keys=True, ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def read_rows(path) -> list[tuple[int, dict]]:
+    """(line number, {key: text}) of every row of a CSV or JSON Lines file; empty cells and nulls are left out."""
+    kind = _format("batch", path)
+    rows = _csv_rows(path) if kind == ".csv" else _jsonl_rows(path)
+    seen = {}
+    for line, values in rows:
+        if len(values.get("id", "")) > MAX_ID:
+            raise InvalidParameter("id", abbreviated(values["id"]), f"{path} line {line}: at most {MAX_ID} characters")
+        name = key(values)
+        if name in seen:
+            raise InvalidParameter("id", name, f"{path} line {line} repeats the row of line {seen[name]} (give each "
+                                               "row a distinct id)")
+        seen[name] = line
+    return rows
+
+
+def _format(name: str, path) -> str:
+    kind = Path(path).suffix.lower()
+    if kind not in FORMATS:
+        raise InvalidParameter(name, path, "must be a .csv or .jsonl file")
+    return kind
+
+
+def _lines(path, name: str):
+    """(line number, text) of a regular UTF-8 file, reading at most MAX_BYTES (+1) and MAX_LINE per line."""
+    refuse = "must be a regular file (not a device, FIFO or directory)"
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):  # before opening: opening a FIFO would block
+            raise InvalidParameter(name, path, refuse)
+        if info.st_size > MAX_BYTES:
+            raise InvalidParameter(name, path, f"is larger than {MAX_BYTES} bytes")
+        fh = open(path, "rb")
+    except IsADirectoryError:
+        raise InvalidParameter(name, path, refuse) from None
+    except OSError as exc:
+        raise InvalidParameter(name, path, f"cannot be read ({exc.strerror or exc})") from None
+    with fh:
+        total, number = 0, 0
+        while raw := fh.readline(MAX_LINE + 1):
+            number += 1
+            total += len(raw)
+            if total > MAX_BYTES:  # it grew while being read
+                raise InvalidParameter(name, path, f"is larger than {MAX_BYTES} bytes")
+            if len(raw) > MAX_LINE:
+                raise InvalidParameter(name, path, f"line {number} is longer than {MAX_LINE} bytes")
+            if b"\0" in raw:
+                raise InvalidParameter(name, path, f"line {number} holds a NUL byte: not a text file")
+            try:
+                yield number, raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise InvalidParameter(name, path, f"line {number} is not UTF-8 text") from None
+
+
+def _column(name: str) -> str:
+    return name.strip().replace("-", "_")
+
+
+def _csv_rows(path) -> list[tuple[int, dict]]:
+    lines = _lines(path, "batch")
+    reader = csv.reader((text for _, text in lines), strict=True)
+    rows, header = [], None
+    try:
+        for record in reader:
+            if not any(cell.strip() for cell in record):
+                continue
+            if header is None:
+                header = [_column(c) for c in record]
+                _check_header(path, header, reader.line_num)
+                continue
+            if len(record) != len(header):
+                raise InvalidParameter("batch", path, f"line {reader.line_num} has {len(record)} fields, the header "
+                                                      f"{len(header)}")
+            rows.append((reader.line_num, {k: v.strip() for k, v in zip(header, record) if v.strip()}))
+            _check_count(path, rows, reader.line_num)
+    except csv.Error as exc:
+        raise InvalidParameter("batch", path, f"line {reader.line_num} is not valid CSV ({exc})") from None
+    if header is None:
+        raise InvalidParameter("batch", path, "is empty: a header row naming the keys is required")
+    return rows
+
+
+def _check_header(path, header: list[str], line: int) -> None:
+    for i, name in enumerate(header):
+        if name != "id" and name not in INPUT_KEYS:
+            raise InvalidParameter("batch", path, f"line {line}: unknown column {abbreviated(name)!r}; columns: id, "
+                                                  + ", ".join(INPUT_KEYS))
+        if name in header[:i]:
+            raise InvalidParameter("batch", path, f"line {line}: the column {name!r} appears twice")
+
+
+def _check_count(path, rows: list, line: int) -> None:
+    if len(rows) > MAX_ROWS:
+        raise InvalidParameter("batch", path, f"line {line}: more than {MAX_ROWS} rows (split the file)")
+
+
+def _jsonl_rows(path) -> list[tuple[int, dict]]:
+    rows = []
+    for line, text in _lines(path, "batch"):
+        if not text.strip():
+            continue
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, RecursionError, ValueError) as exc:
+            raise InvalidParameter("batch", path, f"line {line} is not a JSON object ({type(exc).__name__}: "
+                                                  f"{abbreviated(str(exc), 100)})") from None
+        if not isinstance(data, dict):
+            raise InvalidParameter("batch", path, f"line {line} is not a JSON object")
+        rows.append((line, {str(k).replace("-", "_"): _text(v) for k, v in data.items() if v is not None}))
+        _check_count(path, rows, line)
+    return rows
+
+
+def _text(value) -> str:
+    """A JSON value as the text a CSV cell would hold (numbers as written, floats through repr, true/false,
+    objects and lists as compact JSON); validation happens when the row runs."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, int):
+        return str(value)
+    return json.dumps(value, separators=(",", ":"))
+
+
+def certify_row(task: dict) -> dict:
+    """The output row of one input row (never raises: a failing row gets verdict "error" and its reason)."""
+    start = time.perf_counter()
+    values = {**task["defaults"], **task["values"]}
+    row = {"id": task["key"], **{k: values.get(k, "") for k in INPUT_KEYS}, **dict.fromkeys(RESULT_KEYS, "")}
+    try:
+        unknown = [k for k in values if k not in INPUT_KEYS and k != "id"]
+        if unknown:
+            raise InvalidParameter(abbreviated(unknown[0]), abbreviated(values[unknown[0]]),
+                                   "unknown key; keys: id, " + ", ".join(INPUT_KEYS))
+        config = config_file.config_from_values({k: values.get(k) for k in config_file.KEYS})
+        claim = make_claim(**{k: values.get(k) for k in CLAIM_KEYS})
+        cert = certify(config, claim, values["direction"], values["budget"], strict=_flag(values["strict"]))
+        out = certificate_json(cert, task["digits"])
+        row.update(verdict=out["verdict"], lower=out["lower"], upper=out["upper"], method_lower=out["method"]["lower"],
+                   method_upper=out["method"]["upper"], rigorous=str(out["rigorous"]).lower())
+    except VeriallocError as exc:
+        row.update(verdict="error", error=" ".join(str(exc).split()))
+    except Exception as exc:  # a bug in one row must not end a batch of thousands; the row says what happened
+        row.update(verdict="error", error=f"internal error ({type(exc).__name__}: {abbreviated(str(exc), 200)})")
+    row["seconds"] = f"{time.perf_counter() - start:.3f}"
+    return row
+
+
+def _flag(text: str) -> bool:
+    if text.lower() not in ("true", "false", "1", "0"):
+        raise InvalidParameter("strict", abbreviated(text), "must be true, false, 1 or 0")
+    return text.lower() in ("true", "1")
+
+
+class Results:
+    """The output file: the keys of the rows it already holds, and row-by-row appending (flushed, fsynced)."""
+
+    def __init__(self, path):
+        self.path, self.kind = Path(path), _format("out", path)
+        if self.path.exists():
+            if not stat.S_ISREG(os.stat(self.path).st_mode):
+                raise InvalidParameter("out", path, "must be a regular file (not a device, FIFO or directory)")
+            self._drop_partial_line()
+        elif not self.path.parent.is_dir():
+            raise InvalidParameter("out", path, f"the directory {str(self.path.parent)!r} does not exist")
+        self.done = self._keys()
+
+    def _drop_partial_line(self) -> None:
+        """A last line without its newline is an interrupted write: cut it (its row runs again)."""
+        with open(self.path, "r+b") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            if size == 0:
+                return
+            fh.seek(max(0, size - MAX_LINE))
+            tail = fh.read()
+            if tail.endswith(b"\n"):
+                return
+            cut = tail.rfind(b"\n")
+            if cut < 0 and size > MAX_LINE:
+                raise InvalidParameter("out", self.path, f"its last line is longer than {MAX_LINE} bytes")
+            fh.truncate(size - len(tail) + cut + 1)
+
+    def _keys(self) -> set:
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            return set()
+        lines = _lines(self.path, "out")
+        if self.kind == ".csv":
+            reader = csv.reader((text for _, text in lines), strict=True)
+            try:
+                if tuple(next(reader, ())) != COLUMNS:
+                    raise InvalidParameter("out", self.path, "has another header: not a results file of "
+                                                             "`certify --batch` (choose a new --out)")
+                return {record[0] for record in reader if record}
+            except csv.Error as exc:
+                raise InvalidParameter("out", self.path, f"line {reader.line_num} is not valid CSV ({exc})") from None
+        done = set()
+        for line, text in lines:
+            try:
+                done.add(json.loads(text)["id"])
+            except (ValueError, TypeError, KeyError, RecursionError):
+                raise InvalidParameter("out", self.path, f"line {line} is not a result row of `certify --batch` "
+                                                         "(choose a new --out)") from None
+        return done
+
+    def __enter__(self):
+        new = not self.path.exists() or self.path.stat().st_size == 0
+        self.fh = open(self.path, "a", encoding="utf-8", newline="")
+        if new and self.kind == ".csv":
+            self._put(self._csv_line(COLUMNS))
+        return self
+
+    def __exit__(self, *exc):
+        self.fh.close()
+
+    def write(self, row: dict) -> None:
+        values = [row[c] for c in COLUMNS]
+        self._put(self._csv_line(values) if self.kind == ".csv" else json.dumps(row, ensure_ascii=False) + "\n")
+        self.done.add(row["id"])
+
+    @staticmethod
+    def _csv_line(values) -> str:
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="\n").writerow(values)
+        return buf.getvalue()
+
+    def _put(self, text: str) -> None:
+        self.fh.write(text)
+        self.fh.flush()
+        os.fsync(self.fh.fileno())
+
+
+def run_batch(path, out, *, executor="local", scheduler=None, workers=None, direction="both", budget="60",
+              strict=False, digits=8, progress=None) -> dict:
+    """Certify every row of `path` not yet in `out`, appending results as they finish; returns a summary.
+    Raises RowErrors at the end when a row (of this run) has verdict "error"."""
+    executors.check(executor, scheduler, workers)
+    rows = read_rows(path)
+    results = Results(out)
+    defaults = {"direction": direction, "budget": str(budget), "strict": "true" if strict else "false"}
+    tasks = [{"key": key(values), "line": line, "values": values, "defaults": defaults, "digits": digits}
+             for line, values in rows]
+    todo = [t for t in tasks if t["key"] not in results.done]
+    counts = dict.fromkeys(("certified", "refuted", "inconclusive", "error"), 0)
+    first_error = None
+    start = time.perf_counter()
+    with results:
+        for n, (i, row) in enumerate(executors.completed(certify_row, todo, executor, scheduler=scheduler,
+                                                         workers=workers), 1):
+            results.write(row)
+            counts[row["verdict"]] += 1
+            if row["verdict"] == "error" and first_error is None:
+                first_error = f"line {todo[i]['line']} (id {row['id']}): {row['error']}"
+            if progress:
+                progress(f"{n}/{len(todo)} rows, {row['id']}: {row['verdict']}")
+    summary = {"command": "certify", "batch": str(path), "out": str(out), "executor": executor, "rows": len(tasks),
+               "skipped": len(tasks) - len(todo), "computed": len(todo), "verdicts": counts,
+               "seconds": round(time.perf_counter() - start, 3)}
+    if counts["error"]:
+        raise RowErrors(f"{counts['error']} of {len(todo)} rows have verdict error (reasons in the error column of "
+                        f"{out}; the other rows are written); first: {first_error}")
+    return summary
