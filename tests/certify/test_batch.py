@@ -312,3 +312,13 @@ def test_golden_regeneration_runs_on_the_shared_executor(cluster):
     expected = [compute(s) for s in specs]
     for table in (generate(specs, "local"), generate(specs, "dask", scheduler=cluster.scheduler_address)):
         assert [e | {"seconds": 0} for e in table["entries"]] == [e | {"seconds": 0} for e in expected]
+
+
+def test_stability_sweep_runs_on_the_shared_executor(cluster):
+    from verialloc.stability import PROBES, run
+
+    p = PROBES["gaussian-delta"]
+    local = run(p, (0.5, 4.0), (1.0, 12.0), 1e-12)
+    for kwargs in ({"executor": "dask", "scheduler": cluster.scheduler_address}, {"executor": "process", "workers": 1}):
+        remote = run(p, (0.5, 4.0), (1.0, 12.0), 1e-12, **kwargs)
+        assert [{**vars(pt), "seconds": 0} for pt in remote] == [{**vars(pt), "seconds": 0} for pt in local]

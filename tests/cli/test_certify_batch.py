@@ -187,3 +187,14 @@ def test_local_pools_started_by_the_command(tmp_path, capsys, executor):
     assert status == 0 and err == "" and f"(executor {executor})" in out
     assert {k: v for k, (v, _, _) in _verdicts(tmp_path / "r.jsonl").items()} == {"gauss-hi": "certified",
                                                                                   "gauss-lo": "refuted"}
+
+
+def test_stability_takes_the_executor_flags(capsys, cluster):
+    argv = ["stability", "--probe", "gaussian-delta", "--x", "0.5,4", "--y", "1,12", "--json"]
+    outs = []
+    for extra in ([], ["--executor", "dask", "--scheduler", cluster.scheduler_address]):
+        status, out, err = run(capsys, argv + extra)
+        assert status == 0, err
+        outs.append([{**pt, "seconds": 0} for pt in json.loads(out)["points"]])
+    assert outs[0] == outs[1] and len(outs[0]) == 4
+    assert "workers=2 is invalid: applies to" in one_error_line(capsys, argv + ["--workers", "2"])

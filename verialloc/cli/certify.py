@@ -16,7 +16,6 @@ from types import SimpleNamespace
 
 from ..certify import calibrate, certificate_json, certify, make_claim, write_report
 from ..certify.batch import run_batch
-from ..certify.executor import EXECUTORS
 from ..certify.calibrate import DEFAULT_BUDGET as CALIBRATE_BUDGET, DEFAULT_TOLERANCE
 from ..certify.refine import DEFAULT_BUDGET
 from ..certify.report import DIGITS, MAX_DIGITS, render_text
@@ -27,6 +26,7 @@ from ..mechanisms import Gaussian
 from ..integrations.opacus import config_from_opacus_history
 from ..mechanisms.finite import abbreviated
 from .common import CONFIG_DEFAULTS, CONFIG_FLAGS, add_config_flags, config_from_args, progress_bar
+from .executors import add_executor_flags, executor_args
 
 def register(sub) -> None:
     p = sub.add_parser("certify", help="certify or refute a claimed (ε, δ) for a configuration",
@@ -50,10 +50,7 @@ def register(sub) -> None:
                                                    "configuration keys, the claim, direction, budget, strict, id)")
     p.add_argument("--out", metavar="FILE", help="with --batch: results .csv or .jsonl, appended row by row; rows "
                                                  "already in it are skipped (resume)")
-    p.add_argument("--executor", default="local", help="with --batch: " + " | ".join(EXECUTORS) + " (default local)")
-    p.add_argument("--scheduler", metavar="ADDRESS", help="with --executor dask: the scheduler (tcp://host:8786); "
-                                                          "default: a local cluster")
-    p.add_argument("--workers", help="with --executor process|dask: local workers (default: one per core)")
+    add_executor_flags(p, "rows of --batch")
     p.set_defaults(run=run_certify, render=render_certify)
 
     c = sub.add_parser("calibrate", help="smallest Gaussian σ with certified ε(δ) <= a target",
@@ -125,10 +122,8 @@ def _run_batch(args) -> dict:
     if given:
         raise InvalidParameter(given[0].replace("_", "-"), getattr(args, given[0]),
                                "cannot be combined with --batch (each row gives its configuration and claim)")
-    workers = None if args.workers is None else integer("workers", args.workers, 1, 1024)
-    return run_batch(args.batch, args.out, executor=args.executor, scheduler=args.scheduler, workers=workers,
-                     direction=args.direction, budget=args.budget, strict=args.strict, digits=_digits(args.digits),
-                     progress=progress_bar("certify batch"))
+    return run_batch(args.batch, args.out, **executor_args(args), direction=args.direction, budget=args.budget,
+                     strict=args.strict, digits=_digits(args.digits), progress=progress_bar("certify batch"))
 
 
 def render_certify(out: dict) -> str:

@@ -8,6 +8,7 @@ from ..errors import InvalidParameter, UnsupportedRequest
 from ..stability import PROBES, regions, run
 from ..stability.sweep import as_dicts, probe, write_csv
 from .common import progress_bar
+from .executors import add_executor_flags, executor_args
 
 
 def register(sub) -> None:
@@ -19,6 +20,7 @@ def register(sub) -> None:
     p.add_argument("--tolerance", default="1e-6", help="relative error above which a point is flagged (default 1e-6)")
     p.add_argument("--csv", help="write every point to this CSV file")
     p.add_argument("--png", help="write the heatmap to this PNG file (needs the `plot` extra)")
+    add_executor_flags(p, "grid points")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=execute, render=render)
 
@@ -61,7 +63,7 @@ def execute(args) -> dict:
             import matplotlib  # noqa: F401  (fail before the sweep, not after it)
         except ImportError:
             raise UnsupportedRequest("png", args.png, "plots need matplotlib: pip install 'verialloc[plot]'") from None
-    points = run(p, xs, ys, tolerance, progress_bar())
+    points = run(p, xs, ys, tolerance, progress_bar(), **executor_args(args))
     if csv_path is not None:
         write_csv(points, p, csv_path)
     if png_path is not None:

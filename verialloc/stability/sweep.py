@@ -16,6 +16,7 @@ from pathlib import Path
 
 import mpmath as mp
 
+from ..certify.executor import completed
 from ..cost import Budget, BudgetExceeded, Estimate
 from ..errors import InvalidParameter
 from .probes import PROBES, Probe
@@ -85,29 +86,37 @@ def check_cost(p: Probe, xs, ys, budget=None) -> Estimate | None:
                          total, budget)
 
 
-def run(p: Probe, xs, ys, tolerance: float, progress=None, budget=None) -> list[Point]:
-    """Evaluate the float64 path and the reference at every (x, y); never raises for a failing point.
-    The sweep is refused before it starts when its estimated cost exceeds `budget` (check_cost)."""
+def run(p: Probe, xs, ys, tolerance: float, progress=None, budget=None, executor="local", scheduler=None,
+        workers=None) -> list[Point]:
+    """Evaluate the float64 path and the reference at every (x, y) (`point`), in grid order; never raises for a
+    failing point. The points run on `executor` (verialloc.certify.executor: local, process or dask). The sweep is
+    refused before it starts when its estimated cost exceeds `budget` (check_cost)."""
     if not (isinstance(tolerance, float | int) and 0 < tolerance < 1):
         raise InvalidParameter("tolerance", tolerance, "must lie in (0, 1)")
     check_cost(p, xs, ys, budget)
-    points = []
-    for x in xs:
-        for y in ys:
-            ref = p.reference(x, y)
-            start = time.perf_counter()
-            try:
-                lo, hi = p.float_path(x, y)
-                message = ""
-            except Exception as exc:  # a failing float path is a finding, not a crash of the sweep
-                lo = hi = math.nan
-                message = f"{type(exc).__name__}: {exc}"
-            seconds = time.perf_counter() - start
-            err, status = classify(lo, hi, ref, tolerance)
-            points.append(Point(x, y, lo, hi, mp.nstr(ref, 17), err, status, seconds, message))
-            if progress:
-                progress(f"{p.x[0]}={x:g} {p.y[0]}={y:g}")
+    tasks = [(p, x, y, tolerance) for x in xs for y in ys]
+    points = [None] * len(tasks)
+    for i, pt in completed(point, tasks, executor, scheduler=scheduler, workers=workers):
+        points[i] = pt
+        if progress:
+            progress(f"{p.x[0]}={pt.x:g} {p.y[0]}={pt.y:g}")
     return points
+
+
+def point(task: tuple) -> Point:
+    """One grid point (p, x, y, tolerance): the float64 path against the reference, classified."""
+    p, x, y, tolerance = task
+    ref = p.reference(x, y)
+    start = time.perf_counter()
+    try:
+        lo, hi = p.float_path(x, y)
+        message = ""
+    except Exception as exc:  # a failing float path is a finding, not a crash of the sweep
+        lo = hi = math.nan
+        message = f"{type(exc).__name__}: {exc}"
+    seconds = time.perf_counter() - start
+    err, status = classify(lo, hi, ref, tolerance)
+    return Point(x, y, lo, hi, mp.nstr(ref, 17), err, status, seconds, message)
 
 
 def write_csv(points: list[Point], p: Probe, path: Path) -> None:
