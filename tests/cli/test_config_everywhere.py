@@ -301,7 +301,7 @@ def test_hostile_config_file_exits_2_naming_the_key(capsys, tmp_path, name, text
 def test_non_utf8_config(capsys, tmp_path):
     path = tmp_path / "c.json"
     path.write_bytes(b"\xff\xfe{}")
-    assert "UnicodeDecodeError" in one_error_line(capsys, ["delta", "--config", str(path), "--epsilon", "1"])
+    assert "must be UTF-8 text" in one_error_line(capsys, ["delta", "--config", str(path), "--epsilon", "1"])
 
 
 def _special_files(tmp_path):

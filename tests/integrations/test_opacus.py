@@ -212,7 +212,7 @@ HOSTILE = [
     ("[[1, 0.01, {\"a\": 1}]]", "history[0].num_steps="),
     ("[" * 100_000 + "]" * 100_000, "must be a readable JSON file"),
     ("[[1, 0.01, 10, 4]]", "history[0]="),
-    (b"\xff\xfe[[1, 0.01, 10]]", "UnicodeDecodeError"),
+    (b"\xff\xfe[[1, 0.01, 10]]", "must be UTF-8 text"),
 ]
 
 

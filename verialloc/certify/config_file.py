@@ -57,7 +57,7 @@ def read_mapping(path) -> dict:
         data = json.loads(text) if kind == ".json" else tomllib.loads(text)
     except InvalidParameter:
         raise  # read_limited's own message: not a regular file, too large, unreadable
-    except (UnicodeDecodeError, json.JSONDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
         raise InvalidParameter("config", path, f"must be a readable {kind[1:].upper()} file ({type(exc).__name__}: "
                                                f"{abbreviated(str(exc), 200)})") from None
     except ValueError:  # int() of more than 4300 digits (sys.int_max_str_digits)

@@ -55,7 +55,7 @@ def load_history(path) -> list:
         data = json.loads(read_limited(path, "opacus-history", MAX_HISTORY_BYTES))
     except InvalidParameter:
         raise  # read_limited's own message: not a regular file, too large, unreadable
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise InvalidParameter("opacus-history", path, f"must be a readable JSON file ({type(exc).__name__}: "
                                                        f"{abbreviated(str(exc), 200)})") from None
     except ValueError:  # int() of more than 4300 digits (sys.int_max_str_digits)

@@ -146,7 +146,7 @@ class DiscretePair(FinitePair):
     def _from_text(cls, text: str, shown) -> "DiscretePair":
         try:
             data = json.loads(text)
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        except (json.JSONDecodeError, RecursionError) as exc:
             raise InvalidParameter("pair", shown, f"{PAIR_FORMAT} ({type(exc).__name__})") from None
         except ValueError:  # int() of more than 4300 digits (sys.int_max_str_digits)
             raise InvalidParameter("pair", shown, f"{PAIR_FORMAT}; it holds an integer of more than 4300 digits") from None
@@ -178,8 +178,8 @@ PAIR_FORMAT = 'must be a JSON object {"p": [...], "q": [...]} of probability vec
 #: numbers given as text: at most this many characters, and a decimal exponent of at most this magnitude (checked
 #: before any conversion: Fraction("1e99999999") alone takes minutes, and 10^999999 overflows int->str conversion)
 def read_limited(path, name: str, limit: int = MAX_PAIR_BYTES) -> str:
-    """The text of a regular file of at most `limit` bytes; anything else (a directory, /dev/zero, a FIFO, a
-    larger file) raises InvalidParameter naming `name`. Reads at most limit + 1 bytes, never the whole stream."""
+    """The UTF-8 text of a regular file of at most `limit` bytes; anything else (a directory, /dev/zero, a FIFO, a
+    larger file, other bytes) raises InvalidParameter naming `name`. Reads at most limit + 1 bytes, never the whole stream."""
     p = Path(path)
     special = "must be a regular file (not a device, FIFO or directory)"
     try:
@@ -198,7 +198,10 @@ def read_limited(path, name: str, limit: int = MAX_PAIR_BYTES) -> str:
         raise InvalidParameter(name, path, f"must be a readable file ({type(exc).__name__})") from None
     if len(data) > limit:
         raise InvalidParameter(name, path, f"is larger than {limit} bytes (the most that is read)")
-    return data.decode("utf-8")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidParameter(name, path, f"must be UTF-8 text (byte {exc.start} is not)") from None
 
 
 def _probability_vector(name: str, values) -> tuple[Fraction, ...]:
