@@ -116,7 +116,7 @@ def test_the_closed_forms_are_the_documented_values():
 
 
 def test_verialloc_check_end_to_end(pytester):
-    pytester.makepyfile(test_accountants=SUITE)
+    pytester.makepyfile(test_plugin_suite_accountants=SUITE)  # names unique in the suite: pytester runs in process
     result = pytester.runpytest("-p", "no:cacheprovider")
     failed = _failures(result)
     assert sorted(failed) == ["test_estimate_outside", "test_extra_keywords_reach_the_accountant",
@@ -140,7 +140,7 @@ def test_verialloc_check_end_to_end(pytester):
 
 
 def test_method_option_chooses_the_pld_reference(pytester):
-    pytester.makepyfile(test_pld=f'''
+    pytester.makepyfile(test_plugin_suite_method=f'''
 from verialloc import Config, RandomizedResponse
 
 RR = Config(RandomizedResponse(1), epochs=3)
