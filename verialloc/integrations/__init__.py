@@ -2,5 +2,10 @@
 
 * `verialloc.integrations.dp_accounting`: Google dp_accounting events in (`from_dp_event`, `RandomAllocationDpEvent`),
   a dp_accounting `PrivacyAccountant` answering with verialloc's certified upper end out (`VerifiedAccountant`).
-  Needs the `dp_accounting` extra; docs/integrations.md.
+  Needs the `dp_accounting` extra.
+* `verialloc.integrations.opacus`: an opacus accountant's history (or a saved one) in, a Config and a certificate out
+  (`config_from_opacus_history`, `certify_opacus`); duck-typed, no torch.
+* `verialloc.integrations.jax_privacy`: a jax_privacy batch-selection strategy and its noise multiplier in, a Config
+  out (`config_from_jax_privacy`); duck-typed, no jax.
+All three: docs/integrations.md.
 """
