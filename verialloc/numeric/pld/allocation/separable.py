@@ -52,6 +52,8 @@ RESOLUTION, REFINED = 12.0, 24.0
 MIN_BINS = 64
 #: largest single-step lattice (the step is enlarged beyond it)
 MAX_BINS = 20_000
+#: cut range at most [−LOSS_CAP, LOSS_CAP] in loss (e^ℓ stays finite)
+LOSS_CAP = 700.0
 #: statistics tried by `lower_bound`: p = 0 (k = 1 ratio), p = k/t·multipliers, p = 1 (summed loss)
 P_MULTIPLIERS = (0.5, 0.75, 1.0, 1.5)
 
@@ -141,9 +143,9 @@ def single_step(law: LossLaw, p: float, *, resolution: float = RESOLUTION, singl
     if not 0 <= p <= 1:
         raise InvalidParameter("p", p, "must lie in [0, 1]")
     a, b = law.quantile_range(single_tail)
+    a, b = max(a, -LOSS_CAP), min(b, LOSS_CAP)  # beyond: the end bins (g_p stays finite in float64)
+    b = max(a, b)
     ga, gb = (float(v) for v in statistic(p, np.array([a, b])))
-    if not (math.isfinite(ga) and math.isfinite(gb)):
-        raise InvalidParameter("p", p, "the statistic overflows float64 on the loss range of this law")
     if step is not None:
         h = float(step)
         if not (math.isfinite(h) and h > 0):
