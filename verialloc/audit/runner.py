@@ -9,7 +9,9 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 
-from .adapters import Accountant, NotInstalled
+from ..certify.executor import completed
+from ..errors import UnsupportedRequest
+from .adapters import Accountant, NotInstalled, registry
 from .flags import DEFAULT_LOOSE_PERCENT, ERROR, TIMEOUT, classify, exact
 from .golden import config_of
 
@@ -141,13 +143,37 @@ def audit_one(acc: Accountant, entry: dict, loose_percent: float = DEFAULT_LOOSE
 
 
 def audit(accountants: list[Accountant], entries: list[dict], loose_percent: float = DEFAULT_LOOSE_PERCENT,
-          progress=None, timeout: float | None = None) -> list[Row]:
-    """Rows for every (accountant, entry) pair the accountant serves, in accountant order."""
-    rows = []
-    for acc in accountants:
-        for entry in entries:
-            if acc.serves(config_of(entry), entry["quantity"]):
-                if progress:
-                    progress(f"{acc.name} {entry['id']}")
-                rows.append(audit_one(acc, entry, loose_percent, timeout))
+          progress=None, timeout: float | None = None, executor="local", scheduler: str | None = None,
+          workers: int | None = None) -> list[Row]:
+    """Rows for every (accountant, entry) pair the accountant serves, in accountant order. Elsewhere than "local"
+    (certify.executor: "process", "dask", or an Executor) each pair is a task naming a registered accountant, which
+    the worker looks up in its own registry (adapters hold lambdas, which do not pickle); the `timeout` child is
+    forked inside the worker."""
+    pairs = [(acc, entry) for acc in accountants for entry in entries
+             if acc.serves(config_of(entry), entry["quantity"])]
+    if executor == "local":
+        fn, tasks = _local_task, [(acc, entry, loose_percent, timeout) for acc, entry in pairs]
+    else:
+        known = registry()
+        for acc, _ in pairs:
+            if acc.name not in known:
+                raise UnsupportedRequest("executor", executor, f"accountant {acc.name!r} is not a registered adapter; "
+                                                               "a function of this process runs with executor local")
+        fn, tasks = _registered_task, [(acc.name, entry, loose_percent, timeout) for acc, entry in pairs]
+    rows: list[Row | None] = [None] * len(tasks)
+    for i, row in completed(fn, tasks, executor, scheduler=scheduler, workers=workers):
+        rows[i] = row
+        if progress:
+            progress(f"{row.accountant} {row.entry}")
     return rows
+
+
+def _local_task(task) -> Row:
+    acc, entry, loose_percent, timeout = task
+    return audit_one(acc, entry, loose_percent, timeout)
+
+
+def _registered_task(task) -> Row:
+    """One audit task in a worker: the accountant by its registered name."""
+    name, entry, loose_percent, timeout = task
+    return audit_one(registry()[name], entry, loose_percent, timeout)

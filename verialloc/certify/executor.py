@@ -83,8 +83,10 @@ def _windowed(pool: Executor, fn, items: list):
 
 def _dask(stack: contextlib.ExitStack, scheduler: str | None, workers: int | None):
     """The concurrent.futures face of a Dask client (closed with `stack`)."""
+    import dask
     from dask.distributed import Client, LocalCluster  # present: check() has looked
-    if scheduler is None:
+    if scheduler is None:  # non-daemonic workers: a task may fork (audit's per-call timeout child)
+        stack.enter_context(dask.config.set({"distributed.worker.daemon": False}))
         cluster = stack.enter_context(LocalCluster(n_workers=workers or os.cpu_count(), threads_per_worker=1,
                                                    dashboard_address=None, silence_logs=logging.ERROR))
         client = stack.enter_context(Client(cluster))

@@ -1,7 +1,7 @@
 """`verialloc audit`: flag other accountants' answers against certified brackets (docs/audit.md).
 
     verialloc audit [--accountants NAME,...] [--entries ID,...] [--loose-percent X] [--timeout S] [--json]
-                    [--markdown FILE]
+                    [--markdown FILE] [--executor local|process|dask [--scheduler ADDRESS] [--workers N]]
     verialloc audit --mechanism gaussian --sigma S --scheme ... --steps T ... --delta D [--method pld|exact]
     verialloc audit --list
 
@@ -11,8 +11,9 @@ is computed first (method pld by default) and that single entry is audited.
 from __future__ import annotations
 
 from ..errors import InvalidParameter, UnsupportedRequest
-from ..validation import as_float, open_unit, positive, real
+from ..validation import as_float, nonnegative, open_unit, positive
 from .common import add_config_flags, config_from_args, progress_bar
+from .executors import add_executor_flags, executor_args
 
 
 def register(sub) -> None:
@@ -28,15 +29,9 @@ def register(sub) -> None:
     p.add_argument("--delta", help="with a configuration: target δ of the ε query")
     p.add_argument("--epsilon", help="with a configuration: target ε of the δ query")
     p.add_argument("--method", default="pld", help="with a configuration: certifying method pld | exact")
+    add_executor_flags(p, "accountant calls")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=run, render=render)
-
-
-def nonnegative(name: str, value):
-    x = real(name, value)
-    if x < 0:
-        raise InvalidParameter(name, value, "must be >= 0")
-    return x
 
 
 def _accountants(args) -> list:
@@ -109,7 +104,8 @@ def run(args) -> dict:
     if not accountants:
         raise UnsupportedRequest("accountants", "(none installed)", "pip install 'verialloc[audit]'")
     timeout = as_float("timeout", args.timeout, positive)
-    rows = audit(accountants, _entries(args), loose, progress=progress_bar(), timeout=timeout)
+    where = executor_args(args)
+    rows = audit(accountants, _entries(args), loose, progress=progress_bar(), timeout=timeout, **where)
     meta = {"command": "audit", "loose_percent": loose, "timeout": timeout}
     if args.mechanism is None:
         table = golden.load()

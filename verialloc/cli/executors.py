@@ -1,5 +1,5 @@
 """The executor flags (`--executor`, `--scheduler`, `--workers`) of the commands that run independent tasks
-(certify --batch, stability): where the tasks run (verialloc.certify.executor)."""
+(certify --batch, stability, audit): where the tasks run (verialloc.certify.executor)."""
 from __future__ import annotations
 
 from ..certify.executor import EXECUTORS, check
