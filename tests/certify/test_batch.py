@@ -17,9 +17,9 @@ from verialloc.audit.golden.generate import compute, generate
 from verialloc.certify import batch, executor
 from verialloc.errors import InvalidParameter, UnsupportedRequest
 
-mp.mp.dps = 40
 
 
+@mp.workdps(40)  # never a global mp.dps: it leaked into later test files
 def rr_delta(eps0, epochs, eps) -> mp.mpf:
     """δ(ε) of randomized response (ε0) composed `epochs` times: Σ_j C(E, j) a^j (1 − a)^(E − j) (1 − e^(ε − L_j))_+
     with a = e^ε0/(1 + e^ε0) and L_j = ε0(2j − E) (the pair is symmetric: remove = add = both)."""
@@ -33,6 +33,7 @@ def rr_delta(eps0, epochs, eps) -> mp.mpf:
     return total
 
 
+@mp.workdps(40)  # never a global mp.dps: it leaked into later test files
 def rr_epsilon(eps0, epochs, delta) -> mp.mpf:
     """ε(δ) by bisection on the non-increasing δ(ε) of rr_delta."""
     lo, hi = mp.mpf(0), mp.mpf(eps0) * epochs
@@ -42,6 +43,7 @@ def rr_epsilon(eps0, epochs, delta) -> mp.mpf:
     return hi
 
 
+@mp.workdps(40)  # never a global mp.dps: it leaked into later test files
 def gauss_delta(sigma, eps) -> mp.mpf:
     """One Gaussian step (sensitivity 1): Φ(1/(2σ) − εσ) − e^ε Φ(−1/(2σ) − εσ)."""
     s, e = mp.mpf(sigma), mp.mpf(eps)
