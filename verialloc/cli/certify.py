@@ -21,12 +21,12 @@ from ..certify.refine import DEFAULT_BUDGET
 from ..certify.report import DIGITS, MAX_DIGITS, render_text
 from ..errors import InvalidParameter
 from ..formatting import decimal
-from ..validation import integer
+from ..validation import abbreviated, integer
 from ..mechanisms import Gaussian
 from ..integrations.opacus import config_from_opacus_history
-from ..mechanisms.finite import abbreviated
 from .common import CONFIG_DEFAULTS, CONFIG_FLAGS, add_config_flags, config_from_args, progress_bar
 from .executors import add_executor_flags, executor_args
+
 
 def register(sub) -> None:
     p = sub.add_parser("certify", help="certify or refute a claimed (ε, δ) for a configuration",

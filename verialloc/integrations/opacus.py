@@ -28,8 +28,8 @@ from ..certify.refine import DEFAULT_BUDGET, Certificate
 from ..config import Config
 from ..errors import InvalidParameter, UnsupportedRequest
 from ..mechanisms import Gaussian
-from ..mechanisms.finite import abbreviated, check_number_text, read_limited
-from ..validation import integer, open_unit, positive, rate
+from ..mechanisms.finite import read_limited
+from ..validation import abbreviated, check_number_text, integer, open_unit, positive, rate
 
 MAX_HISTORY_BYTES = 2 ** 20
 FIELDS = ("noise_multiplier", "sample_rate", "num_steps")
