@@ -8,6 +8,7 @@ as the local executor; the golden-table regeneration runs on the same executor.
 import csv
 import json
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import mpmath as mp
@@ -271,6 +272,26 @@ def test_local_and_pools_yield_every_result_once(monkeypatch):
     with ThreadPoolExecutor(2) as pool:
         assert sorted(executor.completed(abs, range(-5, 0), pool)) == [(i, 5 - i) for i in range(5)]
     assert sorted(executor.completed(abs, range(-5, 0), "process", workers=1)) == [(i, 5 - i) for i in range(5)]
+
+
+def precision_held(digits):
+    """Set mpmath to `digits`, give other threads time to run, report whether the precision was kept throughout."""
+    with mp.workdps(digits):
+        kept = True
+        for _ in range(20):
+            time.sleep(0.001)
+            kept &= mp.mp.dps == digits
+        return kept
+
+
+def test_tasks_sharing_a_process_do_not_change_each_others_precision():
+    """mpmath's precision is process-global: threads of one pool (or one Dask worker) run one task at a time, so
+    every task computes at its own precision and the global one is restored afterwards."""
+    saved = mp.mp.prec
+    with ThreadPoolExecutor(4) as pool:
+        kept = [v for _, v in executor.completed(precision_held, [20 + 7 * i for i in range(16)], pool)]
+    assert kept == [True] * 16
+    assert mp.mp.prec == saved
 
 
 def test_executor_refusals(monkeypatch):

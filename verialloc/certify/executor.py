@@ -8,12 +8,17 @@
 or any concurrent.futures.Executor given as the object (a thread pool, `dask.distributed.Client.get_executor()`).
 At most WINDOW tasks are in flight, so a long input is fed as results come back. `fn` and the items must be
 picklable for "process" and "dask" (a module-level function; workers need verialloc installed).
+
+mpmath's working precision is one global per process, so tasks that share a process (a thread pool, Dask
+workers with several threads) run one at a time: two interleaved `mp.workdps` blocks would each compute at the
+other's precision, and the last to exit would leave its own behind.
 """
 from __future__ import annotations
 
 import contextlib
 import logging
 import os
+import threading
 from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, wait
 
 from ..errors import InvalidParameter, UnsupportedRequest
@@ -23,6 +28,8 @@ EXECUTORS = ("local", "process", "dask")
 WINDOW = 256
 #: seconds to wait for a Dask scheduler to answer
 CONNECT_TIMEOUT = 10
+#: one task at a time per process (mpmath's precision is process-global)
+_MPMATH_PRECISION = threading.Lock()
 
 
 def check(executor: str, scheduler: str | None = None, workers: int | None = None) -> None:
@@ -68,7 +75,7 @@ def _windowed(pool: Executor, fn, items: list):
     try:
         while True:
             for i, item in todo:
-                pending[pool.submit(fn, item)] = i
+                pending[pool.submit(_one_at_a_time, fn, item)] = i
                 if len(pending) >= WINDOW:
                     break
             if not pending:
@@ -79,6 +86,11 @@ def _windowed(pool: Executor, fn, items: list):
     finally:  # stopped early (an error, Ctrl-C): drop what has not started
         for future in pending:
             future.cancel()
+
+
+def _one_at_a_time(fn, item):
+    with _MPMATH_PRECISION:
+        return fn(item)
 
 
 def _dask(stack: contextlib.ExitStack, scheduler: str | None, workers: int | None):
