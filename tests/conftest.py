@@ -10,6 +10,8 @@
 """
 import os
 
+import mpmath
+import pytest
 from hypothesis import HealthCheck, settings
 
 _COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -19,3 +21,14 @@ settings.register_profile("deep", derandomize=True, max_examples=150, print_blob
 settings.register_profile("random", derandomize=False, max_examples=40, print_blob=True, **_COMMON)
 settings.register_profile("dev", parent=settings.get_profile("random"))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or "ci")
+
+
+@pytest.fixture(autouse=True)
+def _mpmath_precision_is_restored():
+    """Every test leaves mpmath's global precisions as it found them: a leaked `mp.dps = 40` once broke
+    tests/exact/test_quadrature's containment checks in whole-suite runs only. A leak fails the leaking test."""
+    before = mpmath.mp.prec, mpmath.iv.prec
+    yield
+    after = mpmath.mp.prec, mpmath.iv.prec
+    mpmath.mp.prec, mpmath.iv.prec = before
+    assert after == before, f"mpmath (mp.prec, iv.prec) changed from {before} to {after}"

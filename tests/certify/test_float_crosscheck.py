@@ -8,6 +8,7 @@ from fractions import Fraction
 
 import mpmath
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from verialloc.certify import float_error
@@ -16,7 +17,14 @@ from verialloc.numeric.pld.pld import PLD
 from verialloc.numeric.pld.subsample import subsample_remove
 
 iv = mpmath.iv
-iv.dps = 40
+
+
+@pytest.fixture(autouse=True)
+def _iv_at_40_digits():
+    """mpmath.iv has no workdps: set 40 digits for each test and restore the global precision after it."""
+    saved, iv.dps = iv.prec, 40
+    yield
+    iv.prec = saved
 
 
 def ivnum(x):

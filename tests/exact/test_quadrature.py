@@ -398,12 +398,22 @@ def test_e6_sign_flipped_add_bound_is_violated():
 # ------------------------------------------------------------------------------------ ε queries
 
 
+def exact(x: mp.mpf) -> Fraction:
+    """The exact binary value of an mpf (no rounding at the ambient precision)."""
+    man, exp = x.man_exp
+    return (-1 if x < 0 else 1) * Fraction(man) * Fraction(2) ** exp
+
+
 def check_bracket(delta_fn, target, lo, hi):
+    """δ_upper(hi) ≤ target ≤ δ_lower(lo), in exact rationals: the code reads a float target as its shortest
+    decimal (0.3 is 3/10, not the binary 0.29999999999999998889...), and a sum rounded at the ambient mpmath
+    precision could hide a 1e-21 excess."""
+    tgt = Fraction(target if isinstance(target, str) else repr(target))
     v_hi, e_hi = delta_fn(hi)
     v_lo, e_lo = delta_fn(lo)
     assert lo <= hi
-    assert v_hi + e_hi <= target
-    assert v_lo - e_lo >= target
+    assert exact(v_hi) + exact(e_hi) <= tgt
+    assert exact(v_lo) - exact(e_lo) >= tgt
 
 
 @pytest.mark.parametrize("sigma,target", [(1, 1e-5), (0.5, 0.3), (3, 1e-9)])
@@ -439,7 +449,7 @@ def test_epsilon_laplace_flat_region_is_exact():
 def test_epsilon_poisson_brackets_verify(steps, rate, direction):
     lo, hi = poisson_epsilon_quadrature(Gaussian(1), steps, rate, "1e-4", direction, digits=15)
     check_bracket(lambda e: poisson_delta_quadrature(Gaussian(1), steps, rate, e, direction, digits=15),
-                  mp.mpf("1e-4"), lo, hi)
+                  "1e-4", lo, hi)
     if steps == 2 and rate == 1:  # two full Gaussian steps: F13 with σ/√2
         root = optimize.brentq(lambda e: f13(1 / math.sqrt(2), e) - 1e-4, 0, 30, xtol=1e-14)
         assert float(lo) - 1e-10 <= root <= float(hi) + 1e-10
