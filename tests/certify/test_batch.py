@@ -7,7 +7,9 @@ as the local executor; the golden-table regeneration runs on the same executor.
 """
 import csv
 import json
+import socket
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -313,6 +315,38 @@ def test_unreachable_scheduler_is_one_error(monkeypatch):
     monkeypatch.setattr(executor, "CONNECT_TIMEOUT", 1)
     with pytest.raises(InvalidParameter, match="scheduler=tcp://127.0.0.1:9 is invalid: no Dask scheduler answered"):
         list(executor.completed(abs, [1], "dask", scheduler="tcp://127.0.0.1:9"))
+
+
+@pytest.fixture(params=[b"", b"\xff" * 64, b"HTTP/1.0 400 Bad request\r\n\r\n"], ids=["silent", "garbage", "http"])
+def not_dask(request):
+    """A TCP port that is not a Dask scheduler: it accepts, sends these bytes, and keeps the connection open."""
+    server = socket.create_server(("127.0.0.1", 0))
+    held = []
+
+    def serve():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            held.append(conn)
+            conn.sendall(request.param)
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    server.close()
+    for conn in held:
+        conn.close()
+
+
+def test_a_port_that_is_not_dask_is_one_error_within_the_deadline(monkeypatch, not_dask):
+    pytest.importorskip("dask.distributed")
+    monkeypatch.setattr(executor, "CONNECT_TIMEOUT", 1)
+    monkeypatch.setattr(executor, "HANDSHAKE_GRACE", 1)
+    start = time.monotonic()
+    with pytest.raises(InvalidParameter, match="is invalid: no Dask scheduler answered there"):
+        list(executor.completed(abs, [1], "dask", scheduler=not_dask))
+    assert time.monotonic() - start < 10
 
 
 def test_dask_gives_the_local_results(tmp_path, truths, cluster):

@@ -26,8 +26,9 @@ from ..errors import InvalidParameter, UnsupportedRequest
 EXECUTORS = ("local", "process", "dask")
 #: most tasks submitted and not yet finished
 WINDOW = 256
-#: seconds to wait for a Dask scheduler to answer
+#: seconds to wait for a Dask scheduler to answer, and beyond that for its handshake
 CONNECT_TIMEOUT = 10
+HANDSHAKE_GRACE = 5
 #: one task at a time per process (mpmath's precision is process-global)
 _MPMATH_PRECISION = threading.Lock()
 
@@ -103,9 +104,32 @@ def _dask(stack: contextlib.ExitStack, scheduler: str | None, workers: int | Non
                                                    dashboard_address=None, silence_logs=logging.ERROR))
         client = stack.enter_context(Client(cluster))
     else:
-        try:
-            client = stack.enter_context(Client(scheduler, timeout=CONNECT_TIMEOUT))
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise InvalidParameter("scheduler", scheduler, f"no Dask scheduler answered there "
-                                                           f"({type(exc).__name__}: {exc})") from None
+        client = stack.enter_context(_connect(scheduler))
     return client.get_executor(pure=False)
+
+
+def _connect(scheduler: str):
+    """A Client of the scheduler at `scheduler`, or one error within CONNECT_TIMEOUT + HANDSHAKE_GRACE seconds.
+    Dask's own timeout covers the TCP connection, not the handshake: a silent server (an HTTP port) would hang it,
+    and bytes that are not Dask's framing raise ValueError or MemoryError; so it runs in a daemon thread that is
+    abandoned at the deadline."""
+    from dask.distributed import Client
+    box = {}
+
+    def attempt():
+        try:
+            box["client"] = Client(scheduler, timeout=CONNECT_TIMEOUT)
+        except Exception as exc:  # any failure to connect is the address's fault, reported as one line
+            box["error"] = exc
+
+    thread = threading.Thread(target=attempt, name="verialloc-dask-connect", daemon=True)
+    thread.start()
+    thread.join(CONNECT_TIMEOUT + HANDSHAKE_GRACE)
+    if thread.is_alive():
+        raise InvalidParameter("scheduler", scheduler, f"no Dask scheduler answered there (no handshake within "
+                                                       f"{CONNECT_TIMEOUT + HANDSHAKE_GRACE} s)")
+    if "error" in box:
+        exc = box["error"]
+        raise InvalidParameter("scheduler", scheduler, f"no Dask scheduler answered there "
+                                                       f"({type(exc).__name__}: {exc})")
+    return box["client"]
