@@ -13,7 +13,7 @@ import time
 import mpmath as mp
 import pytest
 
-from verialloc.certify import batch
+from verialloc.certify import batch, executor
 from verialloc.cli import main
 
 #: one step of the Gaussian (σ = 1): δ(ε = 1) = Φ(−1/2) − e Φ(−3/2) = 0.1269367…; randomized response ε0 = 1
@@ -129,6 +129,54 @@ def test_hostile_files_exit_2_in_one_line(tmp_path, capsys, make, message):
     err = one_error_line(capsys, ["certify", "--batch", str(src), "--out", str(tmp_path / "r.csv")])
     assert f"batch={src} is invalid: {message}" in err
     assert not (tmp_path / "r.csv").exists()
+
+
+@pytest.mark.parametrize("ext", [".csv", ".jsonl"])
+def test_a_byte_order_mark_is_not_part_of_the_first_key(tmp_path, capsys, ext):
+    """Windows editors save UTF-8 with a BOM: the first column is still `id`, the verdicts the same."""
+    src, dst = tmp_path / f"c{ext}", tmp_path / "r.csv"
+    write(src, ROWS)
+    src.write_bytes(b"\xef\xbb\xbf" + src.read_bytes())
+    status, _, _ = run(capsys, ["certify", "--batch", str(src), "--out", str(dst)])
+    assert status == 0 and {k: v["verdict"] for k, v in results(dst).items()} == VERDICTS
+
+
+@pytest.mark.parametrize("line, message", [
+    ('{"id": "a", "sigma": 1, "sigma": 2}', "the key 'sigma' appears twice in one object"),
+    ('{"id": "a", "mechanism": "gaussian", "sigma": 1e-400}', "the number 1e-400 is beyond float64"),
+    ('{"id": "a", "mechanism": "gaussian", "sigma": 1e400}', "the number 1e400 is beyond float64"),
+    ('{"id": "a", "mechanism": "gaussian", "sigma": NaN}', "NaN is not a JSON number"),
+])
+def test_json_that_json_would_silently_change_is_refused(tmp_path, capsys, line, message):
+    src = tmp_path / "c.jsonl"
+    src.write_text(line + "\n")
+    err = one_error_line(capsys, ["certify", "--batch", str(src), "--out", str(tmp_path / "r.csv")])
+    assert f"batch={src} is invalid: line 1 is not a JSON object ({message}" in err
+    assert not (tmp_path / "r.csv").exists()
+
+
+def test_the_claims_file_is_not_a_results_file(tmp_path, capsys):
+    """--out naming the input itself (or a link to it), or another claims file, is refused before any work."""
+    src, other = tmp_path / "c.jsonl", tmp_path / "other.jsonl"
+    write(src, ROWS)
+    write(other, ROWS)
+    (tmp_path / "link.jsonl").symlink_to(src)
+    before = src.read_bytes()
+    for out in (src, tmp_path / "link.jsonl"):
+        err = one_error_line(capsys, ["certify", "--batch", str(src), "--out", str(out)])
+        assert f"out={out} is invalid: is the --batch input itself" in err
+    err = one_error_line(capsys, ["certify", "--batch", str(src), "--out", str(other)])
+    assert f"out={other} is invalid: line 1 is not a result row of `certify --batch`" in err
+    assert src.read_bytes() == before == other.read_bytes()
+
+
+def test_a_run_that_never_starts_leaves_no_results_file(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(executor, "CONNECT_TIMEOUT", 1)
+    src, dst = tmp_path / "c.csv", tmp_path / "r.csv"
+    write(src, ROWS)
+    one_error_line(capsys, ["certify", "--batch", str(src), "--out", str(dst), "--executor", "dask", "--scheduler",
+                            "tcp://127.0.0.1:9"], within=20)
+    assert not dst.exists()
 
 
 @pytest.mark.parametrize("extra, message", [

@@ -10,6 +10,7 @@
 import json
 import os
 import time
+from pathlib import Path
 
 import mpmath as mp
 import pytest
@@ -256,9 +257,11 @@ HOSTILE_TEXT = [
     ("c.json", GAUSS_JSON % "[1]", "sigma", "a number"),
     ("c.json", GAUSS_JSON % "null", "sigma", "a number"),
     ("c.json", GAUSS_JSON % '{"a": 1}', "sigma", "a number"),
-    ("c.json", GAUSS_JSON % "NaN", "sigma", "finite real number"),
-    ("c.json", GAUSS_JSON % "-Infinity", "sigma", "finite real number"),
-    ("c.json", GAUSS_JSON % "1e400", "sigma", "finite real number"),
+    ("c.json", GAUSS_JSON % "NaN", "config", "NaN is not a JSON number"),
+    ("c.json", GAUSS_JSON % "-Infinity", "config", "-Infinity is not a JSON number"),
+    ("c.json", GAUSS_JSON % "1e400", "config", "the number 1e400 is beyond float64"),
+    ("c.json", GAUSS_JSON % "-1e-400", "config", "the number -1e-400 is beyond float64"),  # not a silent 0
+    ("c.json", '{"mechanism": "gaussian", "sigma": 1, "sigma": 2, "steps": 1}', "config", "'sigma' appears twice"),
     ("c.toml", 'mechanism = "gaussian"\nsigma = nan\nsteps = 1\n', "sigma", "finite real number"),
     ("c.toml", 'mechanism = "gaussian"\nsigma = -inf\nsteps = 1\n', "sigma", "finite real number"),
     ("c.json", GAUSS_JSON % '"1e99999999"', "sigma", "exponent in"),
@@ -268,7 +271,7 @@ HOSTILE_TEXT = [
     ("c.json", GAUSS_JSON % "-1", "sigma", "> 0"),
     ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": ' + "9" * 5000 + "}", "config", "4300 digits"),
     ("c.toml", 'mechanism = "gaussian"\nsigma = 1\nsteps = ' + "9" * 5000 + "\n", "config", "4300 digits"),
-    ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": 1e400}', "steps", "integer >= 1"),
+    ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": 1e400}', "config", "beyond float64"),
     ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": 2.5}', "steps", "integer >= 1"),
     ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": 0}', "steps", "integer >= 1"),
     ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": 2, "k": 3}', "k", "[1, 2]"),
@@ -282,7 +285,8 @@ HOSTILE_TEXT = [
     ("c.json", '{"mechanism": "discrete", "pair": 5, "steps": 1}', "pair", "inline JSON object"),
     ("c.json", '{"mechanism": "discrete", "pair": {"p": [1]}, "steps": 1}', "pair", '{"p": [...], "q": [...]}'),
     ("c.json", '{"mechanism": "discrete", "pair": {"p": [1], "q": [[1]]}, "steps": 1}', "q[0]", "probability"),
-    ("c.json", '{"mechanism": "discrete", "pair": {"p": [NaN, 1], "q": [0.5, 0.5]}, "steps": 1}', "p[0]", "finite"),
+    ("c.json", '{"mechanism": "discrete", "pair": {"p": [NaN, 1], "q": [0.5, 0.5]}, "steps": 1}', "config", "NaN"),
+    ("c.json", '{"mechanism": "discrete", "pair": "{\\"p\\": [1], \\"p\\": [1], \\"q\\": [1]}", "steps": 1}', "pair", "appears twice"),
     ("c.json", '{"mechanism": "discrete", "pair": {"p": [0.7, 0.7], "q": [0.5, 0.5]}, "steps": 1}', "p", "summing to 1"),
     ("c.json", '{"mechanism": "discrete", "pair": "{\\"p\\": [1], ", "steps": 1}', "pair", "JSON object"),
     ("c.json", '{"mechanism": "discrete", "pair": "missing.json", "steps": 1}', "pair", "readable file"),
@@ -296,6 +300,15 @@ def test_hostile_config_file_exits_2_naming_the_key(capsys, tmp_path, name, text
     line = one_error_line(capsys, ["delta", "--config", str(path), "--epsilon", "1"])
     assert line.startswith(f"verialloc: error: {key}="), line
     assert valid in line, line
+
+
+@pytest.mark.parametrize("kind", ["json", "toml"])
+def test_a_byte_order_mark_is_read_as_nothing(capsys, tmp_path, kind):
+    """Windows editors save UTF-8 with a BOM: the file reads as without it (the same output as the flags)."""
+    path = write_config(tmp_path, GAUSS, kind)
+    Path(path).write_bytes(b"\xef\xbb\xbf" + Path(path).read_bytes())
+    assert run_ok(capsys, ["delta", "--config", path, "--epsilon", "1"]) == run_ok(
+        capsys, ["delta", "--mechanism", "gaussian", "--sigma", "0.8", "--steps", "1", "--epsilon", "1"])
 
 
 def test_non_utf8_config(capsys, tmp_path):
@@ -338,8 +351,10 @@ DISCRETE_QUERY = ["delta", "--mechanism", "discrete", "--steps", "1", "--epsilon
     ('{"p": [0.5, 0.5], "q": ', "pair", "JSON object"),
     ('{"p": [0.5, 0.5]}', "pair", '{"p": [...], "q": [...]}'),
     ('{"p": [0.5, 0.5], "q": [0.5, 0.5], "r": []}', "pair", '{"p": [...], "q": [...]}'),
-    ('{"p": [NaN, 1], "q": [0.5, 0.5]}', "p[0]", "finite"),
-    ('{"p": [1e999, 1], "q": [0.5, 0.5]}', "p[0]", "finite"),
+    ('{"p": [NaN, 1], "q": [0.5, 0.5]}', "pair", "NaN is not a JSON number"),
+    ('{"p": [1e999, 1], "q": [0.5, 0.5]}', "pair", "the number 1e999 is beyond float64"),
+    ('{"p": [0.5, 0.5], "q": [1, 1e-400]}', "pair", "the number 1e-400 is beyond float64"),  # issue #10 item 7's pair
+    ('{"p": [0.5, 0.5], "q": [0.5, 0.5], "q": [1, 0]}', "pair", "the key 'q' appears twice"),
     ('{"p": ["1e-99999999", 1], "q": [0.5, 0.5]}', "p[0]", "exponent in"),
     ('{"p": [1' + "0" * 5000 + '], "q": [1]}', "pair", "4300 digits"),
     ('{"p": ["__import__(\'os\')", 1], "q": [0.5, 0.5]}', "p[0]", "finite real number"),

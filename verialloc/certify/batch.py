@@ -24,6 +24,7 @@ import stat
 import time
 from pathlib import Path
 
+from .. import json_input
 from ..errors import InvalidParameter, VeriallocError
 from ..validation import abbreviated
 from . import config_file, executor as executors
@@ -104,7 +105,7 @@ def _lines(path, name: str):
             if b"\0" in raw:
                 raise InvalidParameter(name, path, f"line {number} holds a NUL byte: not a text file")
             try:
-                yield number, raw.decode("utf-8")
+                yield number, json_input.decode(raw) if number == 1 else raw.decode("utf-8")
             except UnicodeDecodeError:
                 raise InvalidParameter(name, path, f"line {number} is not UTF-8 text") from None
 
@@ -156,11 +157,7 @@ def _jsonl_rows(path) -> list[tuple[int, dict]]:
     for line, text in _lines(path, "batch"):
         if not text.strip():
             continue
-        try:
-            data = json.loads(text)
-        except (json.JSONDecodeError, RecursionError, ValueError) as exc:
-            raise InvalidParameter("batch", path, f"line {line} is not a JSON object ({type(exc).__name__}: "
-                                                  f"{abbreviated(str(exc), 100)})") from None
+        data = json_input.loads(text, "batch", path, f"line {line} is not a JSON object")
         if not isinstance(data, dict):
             raise InvalidParameter("batch", path, f"line {line} is not a JSON object")
         rows.append((line, {str(k).replace("-", "_"): _text(v) for k, v in data.items() if v is not None}))
@@ -255,24 +252,27 @@ class Results:
                 raise InvalidParameter("out", self.path, f"line {reader.line_num} is not valid CSV ({exc})") from None
         done = set()
         for line, text in lines:
-            try:
-                done.add(json.loads(text)["id"])
-            except (ValueError, TypeError, KeyError, RecursionError):
+            row = json_input.loads(text, "out", self.path, f"line {line} is not a result row of `certify --batch`")
+            if not isinstance(row, dict) or not set(COLUMNS) <= set(row):  # a claims file is not a results file
                 raise InvalidParameter("out", self.path, f"line {line} is not a result row of `certify --batch` "
-                                                         "(choose a new --out)") from None
+                                                         "(choose a new --out)")
+            done.add(row["id"])
         return done
 
     def __enter__(self):
-        new = not self.path.exists() or self.path.stat().st_size == 0
-        self.fh = open(self.path, "a", encoding="utf-8", newline="")
-        if new and self.kind == ".csv":
-            self._put(self._csv_line(COLUMNS))
+        self.fh = None  # opened at the first row: a run that never starts (no scheduler) leaves no file behind
         return self
 
     def __exit__(self, *exc):
-        self.fh.close()
+        if self.fh is not None:
+            self.fh.close()
 
     def write(self, row: dict) -> None:
+        if self.fh is None:
+            new = not self.path.exists() or self.path.stat().st_size == 0
+            self.fh = open(self.path, "a", encoding="utf-8", newline="")
+            if new and self.kind == ".csv":
+                self._put(self._csv_line(COLUMNS))
         values = [row[c] for c in COLUMNS]
         self._put(self._csv_line(values) if self.kind == ".csv" else json.dumps(row, ensure_ascii=False) + "\n")
         self.done.add(row["id"])
@@ -289,11 +289,20 @@ class Results:
         os.fsync(self.fh.fileno())
 
 
+def _same_file(a, b) -> bool:
+    try:
+        return os.path.samefile(a, b)  # symbolic and hard links too
+    except OSError:  # one does not exist (yet)
+        return Path(a).resolve() == Path(b).resolve()
+
+
 def run_batch(path, out, *, executor="local", scheduler=None, workers=None, direction="both", budget="60",
               strict=False, digits=8, progress=None) -> dict:
     """Certify every row of `path` not yet in `out`, appending results as they finish; returns a summary.
     Raises RowErrors at the end when a row (of this run) has verdict "error"."""
     executors.check(executor, scheduler, workers)
+    if _same_file(path, out):
+        raise InvalidParameter("out", out, "is the --batch input itself: results go to another file")
     rows = read_rows(path)
     results = Results(out)
     defaults = {"direction": direction, "budget": str(budget), "strict": "true" if strict else "false"}

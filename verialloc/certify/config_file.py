@@ -15,10 +15,10 @@ file go through the same validation.
 """
 from __future__ import annotations
 
-import json
 import tomllib
 from pathlib import Path
 
+from .. import json_input
 from ..config import SCHEMES, Config
 from ..errors import InvalidParameter
 from ..mechanisms import DiscretePair, Gaussian, Laplace, RandomizedResponse
@@ -52,20 +52,25 @@ def read_mapping(path) -> dict:
     kind = p.suffix.lower()
     if kind not in (".json", ".toml"):
         raise InvalidParameter("config", path, "must be a .json or .toml file")
-    try:
-        text = read_limited(p, "config")  # a regular file of at most 10 MB, never an unbounded read
-        data = json.loads(text) if kind == ".json" else tomllib.loads(text)
-    except InvalidParameter:
-        raise  # read_limited's own message: not a regular file, too large, unreadable
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
-        raise InvalidParameter("config", path, f"must be a readable {kind[1:].upper()} file ({type(exc).__name__}: "
-                                               f"{abbreviated(str(exc), 200)})") from None
-    except ValueError:  # int() of more than 4300 digits (sys.int_max_str_digits)
-        raise InvalidParameter("config", path, f"must be a readable {kind[1:].upper()} file: it holds an integer of "
-                                               "more than 4300 digits") from None
+    text = read_limited(p, "config")  # a regular file of at most 10 MB, never an unbounded read
+    if kind == ".json":
+        data = json_input.loads(text, "config", path, "must be a readable JSON file")
+    else:
+        data = _toml(text, path)
     if not isinstance(data, dict):
         raise InvalidParameter("config", path, "must hold one object/table of configuration keys")
     return data
+
+
+def _toml(text: str, path) -> dict:
+    try:
+        return tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:
+        raise InvalidParameter("config", path, f"must be a readable TOML file ({type(exc).__name__}: "
+                                               f"{abbreviated(str(exc), 200)})") from None
+    except ValueError:  # int() of more than 4300 digits (sys.int_max_str_digits)
+        raise InvalidParameter("config", path, "must be a readable TOML file: it holds an integer of more than 4300 "
+                                               "digits") from None
 
 
 def flag_values(data: dict) -> dict:

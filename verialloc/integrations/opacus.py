@@ -19,10 +19,10 @@ verialloc (`validation.to_fraction`).
 """
 from __future__ import annotations
 
-import json
 import os
 from fractions import Fraction
 
+from .. import json_input
 from ..certify import certify, make_claim
 from ..certify.refine import DEFAULT_BUDGET, Certificate
 from ..config import Config
@@ -51,15 +51,8 @@ def history_of(source) -> list:
 
 def load_history(path) -> list:
     """The history in a JSON file: `[[σ, q, T], ...]` or `{"history": [...]}` (parsed by json only, bounded)."""
-    try:
-        data = json.loads(read_limited(path, "opacus-history", MAX_HISTORY_BYTES))
-    except InvalidParameter:
-        raise  # read_limited's own message: not a regular file, too large, unreadable
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise InvalidParameter("opacus-history", path, f"must be a readable JSON file ({type(exc).__name__}: "
-                                                       f"{abbreviated(str(exc), 200)})") from None
-    except ValueError:  # int() of more than 4300 digits (sys.int_max_str_digits)
-        raise InvalidParameter("opacus-history", path, "holds an integer of more than 4300 digits") from None
+    data = json_input.loads(read_limited(path, "opacus-history", MAX_HISTORY_BYTES), "opacus-history", path,
+                            "must be a readable JSON file")
     if isinstance(data, dict):
         if set(data) != {"history"}:
             raise InvalidParameter("opacus-history", path, 'an object must have exactly one key, "history" (keys: '

@@ -1,7 +1,6 @@
 """Pairs on a finite output set: randomized response and arbitrary discrete pairs."""
 from __future__ import annotations
 
-import json
 import os
 import stat
 from abc import abstractmethod
@@ -11,6 +10,7 @@ from pathlib import Path
 import mpmath as mp
 import sympy as sp
 
+from .. import json_input
 from ..errors import InvalidParameter
 from ..validation import abbreviated, check_number_text, positive, real, to_fraction
 from .base import Mechanism, SymbolicMoments, mpq
@@ -144,13 +144,7 @@ class DiscretePair(FinitePair):
 
     @classmethod
     def _from_text(cls, text: str, shown) -> "DiscretePair":
-        try:
-            data = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            raise InvalidParameter("pair", shown, f"{PAIR_FORMAT} ({type(exc).__name__})") from None
-        except ValueError:  # int() of more than 4300 digits (sys.int_max_str_digits)
-            raise InvalidParameter("pair", shown, f"{PAIR_FORMAT}; it holds an integer of more than 4300 digits") from None
-        return cls._from_data(data, shown)
+        return cls._from_data(json_input.loads(text, "pair", shown, PAIR_FORMAT), shown)
 
     @classmethod
     def _from_data(cls, data, shown) -> "DiscretePair":
@@ -175,11 +169,12 @@ class DiscretePair(FinitePair):
 MAX_PAIR_BYTES = 10 * 2 ** 20
 MAX_PAIR_ATOMS = 100_000
 PAIR_FORMAT = 'must be a JSON object {"p": [...], "q": [...]} of probability vectors'
-#: numbers given as text: at most this many characters, and a decimal exponent of at most this magnitude (checked
-#: before any conversion: Fraction("1e99999999") alone takes minutes, and 10^999999 overflows int->str conversion)
+
+
 def read_limited(path, name: str, limit: int = MAX_PAIR_BYTES) -> str:
-    """The UTF-8 text of a regular file of at most `limit` bytes; anything else (a directory, /dev/zero, a FIFO, a
-    larger file, other bytes) raises InvalidParameter naming `name`. Reads at most limit + 1 bytes, never the whole stream."""
+    """The UTF-8 text (byte-order mark dropped) of a regular file of at most `limit` bytes; anything else (a
+    directory, /dev/zero, a FIFO, a larger file, other bytes) raises InvalidParameter naming `name`. Reads at most
+    limit + 1 bytes, never the whole stream."""
     p = Path(path)
     special = "must be a regular file (not a device, FIFO or directory)"
     try:
@@ -199,7 +194,7 @@ def read_limited(path, name: str, limit: int = MAX_PAIR_BYTES) -> str:
     if len(data) > limit:
         raise InvalidParameter(name, path, f"is larger than {limit} bytes (the most that is read)")
     try:
-        return data.decode("utf-8")
+        return json_input.decode(data)
     except UnicodeDecodeError as exc:
         raise InvalidParameter(name, path, f"must be UTF-8 text (byte {exc.start} is not)") from None
 

@@ -1,0 +1,58 @@
+"""JSON from users, read without the silent changes `json.loads` makes: a repeated key (json keeps the last), a
+number beyond float64 (1e-400 becomes 0.0, 1e400 becomes inf), NaN and Infinity (not JSON). Each is refused;
+so are nesting too deep for the parser and integers of more than 4300 digits. A leading UTF-8 byte-order mark
+(Windows editors write one) is dropped by `decode`.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+from .errors import InvalidParameter
+
+
+class _Refused(Exception):
+    """What a parse hook found (caught in `loads`)."""
+
+
+def _unique_keys(pairs: list) -> dict:
+    seen = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _Refused(f"the key {key!r} appears twice in one object")
+        seen[key] = value
+    return seen
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value) or (value == 0 and any(c in "123456789" for c in text.lower().split("e")[0])):
+        raise _Refused(f"the number {text[:40]} is beyond float64; write it as a string, \"{text[:40]}\", to keep "
+                       "it exact")
+    return value
+
+
+def _constant(text: str):
+    raise _Refused(f"{text} is not a JSON number")
+
+
+def decode(data: bytes) -> str:
+    """UTF-8 text of `data` without a leading byte-order mark (UnicodeDecodeError as `bytes.decode`)."""
+    return data.decode("utf-8-sig")
+
+
+def loads(text: str, name: str, shown, rule: str):
+    """The JSON value of `text`; anything `json` refuses or would silently change raises
+    InvalidParameter(name, shown, f"{rule} (reason)")."""
+    try:
+        return json.loads(text.removeprefix("\ufeff"), object_pairs_hook=_unique_keys, parse_float=_finite_float,
+                          parse_constant=_constant)
+    except _Refused as exc:
+        reason = str(exc)
+    except json.JSONDecodeError as exc:
+        reason = f"JSONDecodeError: {exc.msg} at line {exc.lineno} column {exc.colno}"
+    except RecursionError:
+        reason = "nested too deeply"
+    except ValueError:  # int() of more than 4300 digits (sys.int_max_str_digits)
+        reason = "it holds an integer of more than 4300 digits"
+    raise InvalidParameter(name, shown, f"{rule} ({reason})")
