@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import special
 
-from verialloc.mechanisms import DiscretePair
+from verialloc.mechanisms import DiscretePair, RandomizedResponse
 from verialloc.numeric.pld.loss_law import FiniteLoss, GaussianLoss, LaplaceLoss, loss_law
 from verialloc.numeric.pld.subsample import SubsampledLoss
 
@@ -124,3 +124,25 @@ def test_finite_tables_are_exact_sums():
     masses = np.full(10_000, 0.1)
     law = FiniteLoss(masses, masses[::-1].copy(), np.linspace(-1, 1, masses.size))
     assert float(law.cdf_p(np.array([1.0]))[0]) == float(sum(Fraction(0.1) for _ in range(10_000)))
+
+
+@pytest.mark.parametrize("eps0", [Fraction(1, 10 ** 26), Fraction(7, 8), Fraction(50), Fraction(1, 10 ** 300)])
+def test_randomized_response_losses_are_eps0_correctly_rounded(eps0):
+    """ln P/Q = ±ε0 exactly; ln P − ln Q at 40 digits cancels for small ε0 (1e-26: 14 correct digits)."""
+    values = loss_law(RandomizedResponse(eps0)).atoms()[0]
+    assert values.tolist() == [-float(eps0), float(eps0)]
+
+
+@pytest.mark.parametrize("gap", [Fraction(1, 10 ** 30), Fraction(3, 10 ** 17), Fraction(1, 3), Fraction(499, 1000)])
+def test_rational_losses_are_correctly_rounded_near_zero_and_far_from_it(gap):
+    """P = (1/2 + g, 1/2 − g), Q = (1/2, 1/2) and the pair swapped with a far atom: each loss equals the float64
+    rounding of ln P/Q computed at 100 digits from the exact rationals."""
+    half = Fraction(1, 2)
+    pairs = [([half + gap, half - gap], [half, half]), ([half, half - gap, gap], [half, half, Fraction(0)]),
+             ([gap * gap, 1 - gap * gap], [half, half])]
+    for p, q in pairs:
+        law = loss_law(DiscretePair(p, q))
+        with mp.workdps(100):
+            want = sorted({float(mp.log(mp.mpf(a.numerator) / a.denominator * b.denominator / b.numerator))
+                           for a, b in zip(p, q) if a and b})
+        assert law.atoms()[0].tolist() == want
