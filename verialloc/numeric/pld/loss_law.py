@@ -35,7 +35,7 @@ class LossLaw(ABC):
     by tests/numeric/pld/test_eval_accuracy.py; sums: exact rational accumulation).
     """
 
-    #: P(Q = 0): loss +inf under P
+    #: P(Q = 0): loss +inf under P; like q_neg_inf within 4u relative (+ eval_abs) of the exact mass
     p_inf: float = 0.0
     #: Q(P = 0): loss −inf under Q
     q_neg_inf: float = 0.0
@@ -213,8 +213,8 @@ class FiniteLoss(LossLaw):
             losses = np.where((p == 0) & (q == 0), np.nan, losses)
         losses = np.asarray(losses, float)
         both = np.isfinite(losses)
-        self.p_inf = float(np.sum(p[losses == np.inf]))
-        self.q_neg_inf = float(np.sum(q[losses == -np.inf]))
+        self.p_inf = _exact_sum(p[losses == np.inf])
+        self.q_neg_inf = _exact_sum(q[losses == -np.inf])
         values = losses[both]
         order = np.argsort(values, kind="stable")
         values, pm, qm = values[order], p[both][order], q[both][order]
@@ -260,6 +260,11 @@ class FiniteLoss(LossLaw):
 
     def atoms(self):
         return self._values, self._p, self._q
+
+
+def _exact_sum(masses: np.ndarray) -> float:
+    """The correctly rounded sum of floats (np.sum accumulates up to log2(n)·u)."""
+    return float(sum(map(Fraction, masses.tolist()), Fraction(0)))
 
 
 def _exact_cumsum(masses: np.ndarray) -> np.ndarray:
