@@ -72,11 +72,14 @@ SEPARABLE_MAX_COPIES = 20_000
 _SEPARABLE_NOTE = "lower bound from a separable statistic of the outputs (post-processing, F8; allocation.separable)"
 
 
-def plds(config: Config, settings: Settings = Settings(), *, epsilon_max: float = 0.0, progress=None,
+def plds(config: Config, settings: Settings | None = None, *, epsilon_max: float = 0.0, progress=None,
          delta_floor: float | None = None) -> dict:
     """{(direction, bound): PLD} of the whole configuration, plus a "notes" entry (list of strings).
 
-    delta_floor: δ values down to it keep relative accuracy in the allocation (tail-accurate mode)."""
+    settings: None for the defaults (built per call, not at import: `make mutation` fails every trampolined
+    function while it verifies its setup). delta_floor: δ values down to it keep relative accuracy in the
+    allocation (tail-accurate mode)."""
+    settings = settings or Settings()
     law = loss_law(config.mechanism)
     tick = progress or (lambda stage: None)
     notes: list[str] = []
@@ -125,7 +128,7 @@ def plds(config: Config, settings: Settings = Settings(), *, epsilon_max: float 
     return out
 
 
-def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, settings: Settings = Settings(),
+def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, settings: Settings | None = None,
           progress=None) -> Bracket:
     """Bracket [lower, upper] for δ(ε) from the lower and upper PLDs (F2), float budget applied outward."""
     eps = float(real("epsilon", epsilon))
@@ -145,12 +148,12 @@ def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, se
     return one(d) if d != "both" else max_bracket(one("remove"), one("add"))
 
 
-def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, settings: Settings = Settings(),
+def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, settings: Settings | None = None,
             progress=None) -> Bracket:
     """Bracket [lower, upper] for ε(δ): the upper PLD's ε satisfies δ_upper(ε) ≤ delta (F2, I1)."""
     target = float(open_unit("delta", delta))
     d = check_direction(direction)
-    settings = _tail_for(settings, target, config)
+    settings = _tail_for(settings or Settings(), target, config)
     floor = target if target < TINY_DELTA else None
     table = plds(config, settings, progress=progress, delta_floor=floor)
     if config.scheme == "allocation" and config.k == 1 and config.epochs == 1:
