@@ -16,17 +16,19 @@ represent and requests whose estimated time or memory exceeds the budget are ref
 """
 from __future__ import annotations
 
+import inspect
+
 from . import cost
 from .config import Config
 from .errors import InvalidParameter
 from .exact import accountant as exact_accountant
 from .numeric import best
-from .numeric.analytic import analytic_accountant
+from .numeric.analytic import Options as AnalyticOptions, analytic_accountant
 from .numeric.montecarlo import mc_accountant
 from .numeric.pld import pld_accountant
 from .numeric.rdp import rdp_accountant
 from .result import Bracket
-from .validation import digits as check_digits
+from .validation import abbreviated, digits as check_digits
 
 #: method name -> module exposing delta(config, epsilon, direction, digits, **options), epsilon(...), rdp(...)
 #: options: method-specific keywords (pld and best: settings=numeric.pld.pld_accountant.Settings(...),
@@ -34,18 +36,64 @@ from .validation import digits as check_digits
 #: proposal=; rdp: alpha_max=int|None, search_tol=float)
 METHODS = {"exact": exact_accountant, "pld": pld_accountant, "rdp": rdp_accountant, "analytic": analytic_accountant,
            "mc": mc_accountant, "best": best}
+#: the keywords of delta/epsilon of the API itself (never a method option)
+QUERY_KEYWORDS = ("direction", "method", "digits", "budget")
+
+
+def _keywords(module) -> set:
+    """Named keywords of module.delta and module.epsilon after (config, value, direction, digits)."""
+    names = set()
+    for query in ("delta", "epsilon"):
+        params = list(inspect.signature(getattr(module, query)).parameters.values())[4:]
+        names |= {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    return names
+
+
+#: method name -> the option keywords its delta/epsilon take (best passes its other keywords on to pld)
+OPTIONS = {name: tuple(sorted(_keywords(module) | (_keywords(pld_accountant) if module is best else set())))
+           for name, module in METHODS.items()}
 
 
 def _method(name: str):
-    if name not in METHODS:
-        raise InvalidParameter("method", name, "must be one of " + "|".join(METHODS))
+    if not isinstance(name, str) or name not in METHODS:
+        raise InvalidParameter("method", abbreviated(name), "must be one of " + "|".join(METHODS))
     return METHODS[name]
+
+
+def check_options(method: str, options: dict) -> None:
+    """InvalidParameter naming the key for a keyword `method` does not take (listing the ones it does) and for a
+    value of the wrong type where a method would fail on it with a TypeError or AttributeError (settings, options,
+    progress, alpha_max); the methods check the ranges of the rest."""
+    _method(method)
+    valid = OPTIONS[method]
+    for key, value in options.items():
+        if key not in valid:
+            takes = f"its options are {', '.join(valid)}" if valid else "it takes no options"
+            raise InvalidParameter(str(key), abbreviated(value), f"not an option of method {method}: {takes} "
+                                   f"(besides the query's {', '.join(QUERY_KEYWORDS)})")
+    settings, analytic, progress = options.get("settings"), options.get("options"), options.get("progress")
+    if settings is not None and not isinstance(settings, pld_accountant.Settings):
+        raise InvalidParameter("settings", abbreviated(settings),
+                               "must be a verialloc.numeric.pld.pld_accountant.Settings (or None)")
+    if analytic is not None and not isinstance(analytic, AnalyticOptions):
+        raise InvalidParameter("options", abbreviated(analytic), "must be a verialloc.numeric.analytic.Options")
+    if analytic is not None and analytic.pld is not None and not isinstance(analytic.pld, pld_accountant.Settings):
+        raise InvalidParameter("options.pld", abbreviated(analytic.pld),
+                               "must be a verialloc.numeric.pld.pld_accountant.Settings (or None)")
+    if progress is not None and not callable(progress):
+        raise InvalidParameter("progress", abbreviated(progress), "must be a callable progress(stage) or None")
+    alpha_max = options.get("alpha_max")
+    top = rdp_accountant.MAX_ORDER
+    if alpha_max is not None and (not isinstance(alpha_max, int) or isinstance(alpha_max, bool)
+                                  or not 2 <= alpha_max <= top):
+        raise InvalidParameter("alpha_max", abbreviated(alpha_max), f"must be an integer in [2, {top}] or None")
 
 
 def _checked(query: str, config: Config, method: str, value, digits, budget, options: dict):
     module, digits = _method(method), check_digits(digits)
     if not isinstance(config, Config):
-        raise InvalidParameter("config", config, "must be a verialloc.Config")
+        raise InvalidParameter("config", abbreviated(config), "must be a verialloc.Config")
+    check_options(method, options)
     cost.check(query, config, method, value, options, budget, digits)
     return module, digits
 

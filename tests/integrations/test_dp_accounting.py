@@ -124,6 +124,120 @@ def test_accountant_relations_and_methods():
         VerifiedAccountant(method="mc")
 
 
+BAD_ACCOUNTANTS = [  # (arguments, parameter named, what the message says is valid)
+    (dict(bogus=1), "bogus", "neighboring_relation, method, digits, budget, progress, settings"),
+    (dict(method="exact", settings=Settings()), "settings", "not a keyword of VerifiedAccountant(method='exact')"),
+    (dict(method="rdp", samples=10), "samples", "alpha_max, search_tol"),
+    (dict(direction="remove"), "direction", "always answers for direction both"),
+    (dict(neighboring_relation="ADD_OR_REMOVE_ONE"), "neighboring_relation", "ADD_OR_REMOVE_ONE or REPLACE_SPECIAL"),
+    (dict(neighboring_relation=None), "neighboring_relation", "NeighboringRelation"),
+    (dict(neighboring_relation=True), "neighboring_relation", "NeighboringRelation"),
+    (dict(neighboring_relation=0), "neighboring_relation", "NeighboringRelation"),
+    (dict(method=None), "method", "certified method"),
+    (dict(method=["pld"]), "method", "certified method"),
+    (dict(method="PLD"), "method", "certified method"),
+    (dict(settings=3), "settings", "Settings"),
+    (dict(settings={"loss_step": 1e-3}), "settings", "Settings"),
+    (dict(progress="print"), "progress", "callable"),
+    (dict(method="analytic", options=3), "options", "analytic.Options"),
+    (dict(method="rdp", alpha_max="64"), "alpha_max", "integer in [2, "),
+    (dict(method="rdp", alpha_max=True), "alpha_max", "integer in [2, "),
+    (dict(digits="x"), "digits", "integer in [5, 1000]"),
+    (dict(digits=True), "digits", "integer in [5, 1000]"),
+    (dict(budget=-1), "budget", "seconds > 0"),
+    (dict(budget=float("nan")), "budget", "seconds > 0"),
+]
+
+
+@pytest.mark.parametrize("arguments, named, valid", BAD_ACCOUNTANTS)
+def test_bad_accountant_arguments_raise_invalid_parameter_when_built(arguments, named, valid):
+    """Unknown keywords (a raw TypeError at the first query before) and wrong types (AttributeError 'int' object
+    has no attribute 'tail' for settings=3, TypeError for progress=5 or alpha_max='64') are refused at
+    construction, naming the parameter and what is valid."""
+    with pytest.raises(InvalidParameter) as info:
+        VerifiedAccountant(**arguments)
+    assert info.value.name == named and str(info.value).startswith(f"{named}=") and valid in str(info.value)
+
+
+def test_the_keywords_a_method_takes_are_accepted():
+    VerifiedAccountant(method="rdp", alpha_max=64, search_tol=0.01, digits=20, budget=30)
+    VerifiedAccountant(method="best", target_gap=0.1, progress=print, **FAST)
+    from verialloc.numeric.analytic import Options
+    VerifiedAccountant(method="analytic", options=Options(), progress=None)
+
+
+@pytest.mark.parametrize("query, value, valid", [
+    ("get_epsilon", None, "finite real number"), ("get_epsilon", "abc", "finite real number"),
+    ("get_epsilon", float("nan"), "finite real number"), ("get_epsilon", True, "finite real number"),
+    ("get_epsilon", -1e-5, "open interval (0, 1)"), ("get_epsilon", 0.0, "open interval (0, 1)"),
+    ("get_epsilon", 1, "open interval (0, 1)"), ("get_epsilon", float("inf"), "finite real number"),
+    ("get_epsilon", [1e-5], "finite real number"),
+    ("get_delta", None, "finite real number"), ("get_delta", "abc", "finite real number"),
+    ("get_delta", float("nan"), "finite real number"), ("get_delta", False, "finite real number"),
+    ("get_delta", float("-inf"), "finite real number"), ("get_delta", (1.0,), "finite real number"),
+])
+@pytest.mark.parametrize("composed", [False, True])
+def test_bad_queries_name_the_dp_accounting_argument(query, value, valid, composed):
+    """target_delta / target_epsilon (dp_accounting's names), with or without a ledger (the api's `delta=` /
+    `epsilon=` were named before once something was composed)."""
+    accountant = VerifiedAccountant(**FAST)
+    if composed:
+        accountant.compose(G)
+    named = "target_delta" if query == "get_epsilon" else "target_epsilon"
+    for ask in (query, query + "_bracket") if composed else (query,):
+        with pytest.raises(InvalidParameter) as info:
+            getattr(accountant, ask)(value)
+        assert info.value.name == named and valid in str(info.value)
+
+
+def test_an_empty_ledger_refuses_an_epsilon_beyond_float64():
+    with pytest.raises(InvalidParameter, match="target_epsilon=-1e400 is invalid: must lie within the float64"):
+        VerifiedAccountant().get_delta("-1e400")  # an OverflowError before
+
+
+def test_decimal_strings_are_exact_numbers_as_everywhere_in_verialloc():
+    accountant = VerifiedAccountant(method="exact").compose(G)
+    assert accountant.get_epsilon("1e-5") == accountant.get_epsilon(1e-5)
+    assert accountant.get_delta("1/2") == accountant.get_delta(0.5)
+
+
+@pytest.mark.parametrize("event, count, named, valid", [
+    (None, 1, "event", "dp_accounting DpEvent"), ("GaussianDpEvent(1)", 1, "event", "dp_accounting DpEvent"),
+    (G, "x", "count", "integer >= 1"), (G, None, "count", "integer >= 1"), (G, 0, "count", "integer >= 1"),
+    (G, -2, "count", "integer >= 1"), (G, 1.5, "count", "integer >= 1"), (G, True, "count", "integer >= 1"),
+])
+def test_compose_refuses_bad_events_and_counts(event, count, named, valid):
+    """TypeError (dp_accounting's) for a non-event or a non-int count, UnsupportedEventError for count 0 before."""
+    accountant = VerifiedAccountant()
+    with pytest.raises(InvalidParameter) as info:
+        accountant.compose(event, count)
+    assert info.value.name == named and valid in str(info.value)
+    assert isinstance(accountant.ledger, dpa.NoOpDpEvent)  # nothing was composed
+    assert accountant.compose(G, 2.0).config() == poisson(Gaussian("0.8"), 1, 2)  # an integral float is a count
+
+
+@pytest.mark.parametrize("method, options, named", [
+    ("pld", dict(bogus=1), "bogus"), ("exact", dict(settings=Settings()), "settings"),
+    ("pld", dict(samples=10), "samples"), ("pld", dict(settings=3), "settings"), ("best", dict(progress=5), "progress"),
+    ("rdp", dict(alpha_max="x"), "alpha_max"), (["pld"], {}, "method"),
+])
+def test_the_api_names_an_unknown_or_mistyped_method_option(method, options, named):
+    """api.delta/epsilon take the method's keywords as **options (VerifiedAccountant passes its own on): a raw
+    TypeError (unexpected keyword), AttributeError or TypeError from inside the method before."""
+    config = poisson(Gaussian(1), Fraction(1, 100), 10)
+    for query in (api.delta, api.epsilon):
+        with pytest.raises(InvalidParameter) as info:
+            query(config, Fraction(1, 2), method=method, **options)
+        assert info.value.name == named
+
+
+def test_api_options_are_the_methods_keywords():
+    assert api.OPTIONS["exact"] == () and api.OPTIONS["pld"] == ("progress", "settings")
+    assert api.OPTIONS["best"] == ("progress", "settings", "target_gap")
+    assert api.OPTIONS["rdp"] == ("alpha_max", "search_tol") and api.OPTIONS["analytic"] == ("options", "progress")
+    assert api.OPTIONS["mc"] == ("confidence", "interval", "proposal", "samples", "seed")
+
+
 @pytest.mark.parametrize("event, relation", [(e, r) for e, r, _ in TABLE] + [(e, r) for e, r, _, _ in UNSUPPORTED
                                                                          if isinstance(e, dpa.DpEvent) and r in (ADD_REMOVE, SPECIAL)])
 def test_supports_exactly_when_the_event_translates(event, relation):

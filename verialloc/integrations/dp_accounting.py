@@ -44,13 +44,14 @@ import attr
 from dp_accounting import dp_event as dpe
 from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
 
-from .. import api
+from .. import api, cost
 from ..config import Config
 from ..errors import InvalidParameter, UnsupportedRequest, VeriallocError
 from ..mechanisms import DiscretePair, Gaussian, Laplace, Mechanism
 from ..result import Bracket
 from ..rounding import float_up, round_up
-from ..validation import integer, open_unit, positive, rate, real, to_fraction
+from ..validation import (abbreviated, as_float, digits as check_digits, integer, open_unit, positive, rate, real,
+                          to_fraction)
 
 RELATIONS = (NeighboringRelation.ADD_OR_REMOVE_ONE, NeighboringRelation.REPLACE_SPECIAL)
 MECHANISM_EVENTS = "GaussianDpEvent, LaplaceDpEvent or RandomizedResponseDpEvent"
@@ -89,10 +90,19 @@ class VerifiedAccountant(PrivacyAccountant):
     def __init__(self, neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
                  method: str = "pld", **options):
         super().__init__(_relation(neighboring_relation))
-        if method not in api.METHODS or method == "mc":
-            raise InvalidParameter("method", method, "must be a certified method: "
+        if not isinstance(method, str) or method not in api.METHODS or method == "mc":
+            raise InvalidParameter("method", abbreviated(method), "must be a certified method: "
                                    + "|".join(m for m in api.METHODS if m != "mc"))
+        _check_options(method, options)
         self._method, self._options = method, options
+
+    def compose(self, event: dpe.DpEvent, count: int = 1) -> "VerifiedAccountant":
+        """dp_accounting's compose, with InvalidParameter (not TypeError) for an `event` that is no DpEvent or a
+        `count` that is no integer >= 1; an event verialloc cannot translate raises dp_accounting's
+        UnsupportedEventError, as the PrivacyAccountant contract says."""
+        if not isinstance(event, dpe.DpEvent):
+            raise InvalidParameter("event", abbreviated(event), "must be a dp_accounting DpEvent")
+        return super().compose(event, integer("count", count, lo=1))
 
     def supports(self, event: dpe.DpEvent) -> bool:
         return self._maybe_compose(event, 1, False) is None
@@ -113,14 +123,17 @@ class VerifiedAccountant(PrivacyAccountant):
 
     def get_epsilon_bracket(self, target_delta) -> Bracket:
         """verialloc's bracket [lower, upper] for ε(δ) of the ledger, direction both."""
+        open_unit("target_delta", target_delta)
         return api.epsilon(self.config(), target_delta, method=self._method, **self._options)
 
     def get_delta_bracket(self, target_epsilon) -> Bracket:
         """verialloc's bracket [lower, upper] for δ(ε) of the ledger, direction both."""
+        real("target_epsilon", target_epsilon)
         return api.delta(self.config(), target_epsilon, method=self._method, **self._options)
 
     def get_epsilon(self, target_delta: float) -> float:
-        """The certified upper end of ε(δ), rounded up to float64; 0 while nothing has been composed."""
+        """The certified upper end of ε(δ), rounded up to float64; 0 while nothing has been composed.
+        `target_delta`: a number (or decimal string) in (0, 1)."""
         if isinstance(self.ledger, dpe.NoOpDpEvent):
             open_unit("target_delta", target_delta)
             return 0.0
@@ -128,16 +141,34 @@ class VerifiedAccountant(PrivacyAccountant):
 
     def get_delta(self, target_epsilon: float) -> float:
         """The certified upper end of δ(ε), rounded up to float64; max(0, 1 − e^ε) (rounded up) while nothing has
-        been composed (P = Q)."""
+        been composed (P = Q). `target_epsilon`: a finite number (or decimal string) within the float64 range."""
         if isinstance(self.ledger, dpe.NoOpDpEvent):
-            eps = float(real("target_epsilon", target_epsilon))
+            eps = as_float("target_epsilon", target_epsilon)
             return 0.0 if eps >= 0 else min(1.0, round_up(-math.expm1(eps)))
         return min(1.0, float_up(self.get_delta_bracket(target_epsilon).upper))
 
 
+def _check_options(method: str, options: dict) -> None:
+    """The keywords of VerifiedAccountant(..., **options), checked when it is built, not at the first query."""
+    valid = ("digits", "budget", *api.OPTIONS[method])
+    for key, value in options.items():
+        if key not in valid:
+            why = ("VerifiedAccountant always answers for direction both (the max over remove and add, F3), which "
+                   "dp_accounting's neighboring relations need; " if key == "direction" else "")
+            raise InvalidParameter(str(key), abbreviated(value),
+                                   f"not a keyword of VerifiedAccountant(method={method!r}): {why}it takes "
+                                   f"neighboring_relation, method, {', '.join(valid)}")
+    if "digits" in options:
+        check_digits(options["digits"])
+    if "budget" in options:
+        cost.Budget.of(options["budget"])
+    api.check_options(method, {k: v for k, v in options.items() if k not in ("digits", "budget")})
+
+
 def _relation(value) -> NeighboringRelation:
     if not isinstance(value, NeighboringRelation):
-        raise InvalidParameter("neighboring_relation", value, "must be a dp_accounting NeighboringRelation")
+        raise InvalidParameter("neighboring_relation", abbreviated(value),
+                               "must be a dp_accounting NeighboringRelation: ADD_OR_REMOVE_ONE or REPLACE_SPECIAL")
     if value not in RELATIONS:
         raise UnsupportedRequest("neighboring_relation", value.name,
                                  "verialloc's pairs are ADD_OR_REMOVE_ONE or REPLACE_SPECIAL (record vs special record)")

@@ -11,6 +11,8 @@ so a loose but valid bound passes and only an unsound one fails.
 from __future__ import annotations
 
 import math
+import numbers
+from decimal import Decimal
 
 import mpmath as mp
 import numpy as np
@@ -19,7 +21,7 @@ from ..config import Config
 from ..errors import InvalidParameter, UnsupportedRequest
 from ..numeric.pld.pld import PLD
 from ..result import Bracket
-from ..validation import direction as check_direction
+from ..validation import abbreviated, direction as check_direction
 
 
 def _merge_ties(pld: PLD, atol: float) -> PLD:
@@ -92,31 +94,51 @@ def assert_sound_lower(fn, config: Config, *, epsilon=None, delta=None, directio
     return _check("lower", fn, config, epsilon, delta, direction, rtol, atol, digits, method, pld_settings, kwargs)
 
 
+class QueryArguments(InvalidParameter, TypeError):
+    """Neither or both of epsilon= and delta= given: an InvalidParameter, and a TypeError as Python's own errors for
+    a call's missing or conflicting arguments (what was raised before)."""
+
+
 def _quantity(epsilon, delta) -> tuple[str, object]:
     if (epsilon is None) == (delta is None):
-        raise TypeError("pass exactly one of epsilon= (fn returns delta) or delta= (fn returns epsilon)")
+        raise QueryArguments("epsilon", f"{epsilon}, delta={delta}",
+                             "pass exactly one of epsilon= (fn returns delta) or delta= (fn returns epsilon)")
     return ("delta", epsilon) if epsilon is not None else ("epsilon", delta)
+
+
+def _accountant(fn):
+    """fn itself, or InvalidParameter when it cannot be called (checked before anything else runs)."""
+    if not callable(fn):
+        raise InvalidParameter("fn", abbreviated(fn), "must be a callable accountant fn(config, epsilon=... | "
+                                                      "delta=..., direction=...) returning a float")
+    return fn
 
 
 def _check(claim: str, fn, config, epsilon, delta, direction, rtol, atol, digits, method, pld_settings, kwargs):
     quantity, value = _quantity(epsilon, delta)
     given = "epsilon" if quantity == "delta" else "delta"
-    raw = fn(config, **{given: value}, direction=direction, **kwargs)
-    claimed = _as_mpf(raw)
+    if not isinstance(config, Config):
+        raise InvalidParameter("config", abbreviated(config), "must be a verialloc.Config")
+    raw = _accountant(fn)(config, **{given: value}, direction=direction, **kwargs)
+    claimed, problem = _claim_of(raw, quantity)
+    if problem is not None:
+        raise AssertionError(f"invalid {claim} bound: {_name(fn)} {problem} for {quantity}({given}={value}) "
+                             f"[direction={direction}] for {_describe(config)}"
+                             f"{': NaN or not a number' * (claimed is None)}; it {_expected_return(quantity)}")
     ref = reference(config, epsilon=epsilon, delta=delta, direction=direction, digits=digits, method=method,
                     pld_settings=pld_settings)
     end = ref.lower if claim == "upper" else ref.upper
     with mp.workdps(max(digits, 15) + 30):  # the slack must not vanish in the rounding of end ± slack
         scale = abs(end) if mp.isfinite(end) else mp.mpf(0)
         slack = mp.mpf(rtol) * scale + mp.mpf(atol)
-        ok = claimed is not None and (claimed >= end - slack if claim == "upper" else claimed <= end + slack)
+        ok = claimed >= end - slack if claim == "upper" else claimed <= end + slack
     if ok:
         return ref
-    name = getattr(fn, "__qualname__", None) or repr(fn)
+    name = _name(fn)
     side = "lower end" if claim == "upper" else "upper end"
     relation = "below" if claim == "upper" else "above"
-    shown = "NaN or not a number" if claimed is None else mp.nstr(claimed, 12)
-    gap = "" if claimed is None else f"; the claim is {relation} it by {mp.nstr(abs(claimed - end), 6)}"
+    shown = mp.nstr(claimed, 12)
+    gap = f"; the claim is {relation} it by {mp.nstr(abs(claimed - end), 6)}"
     raise AssertionError(
         f"unsound {claim} bound: {name} claimed {quantity}({given}={value}) = {shown} as {'an' if claim == 'upper' else 'a'} {claim} bound "
         f"[direction={direction}] for {_describe(config)}, but verialloc's reference "
@@ -125,17 +147,49 @@ def _check(claim: str, fn, config, epsilon, delta, direction, rtol, atol, digits
     )
 
 
-def _as_mpf(raw):
-    """The claim as an mpf (exact binary value of a float); None for NaN or non-numbers (strings included)."""
-    if isinstance(raw, (str, bytes, bool)):
-        return None
-    try:
-        value = mp.mpf(raw) if not isinstance(raw, mp.mpf) else raw
-    except (TypeError, ValueError):
-        return None
+def _claim_of(raw, quantity: str):
+    """(the value `fn` returned as an mpf, None) for a claim; (the mpf or None for no number, what it returned)
+    otherwise.
+
+    A claim is one real number: int, float (numpy scalars included), Fraction, Decimal or mpmath mpf; NaN is none,
+    nor are None, bools, text, tuples, lists or numpy arrays. A delta must lie in [0, 1] (inf included); an epsilon
+    may be any real or ±inf (ε(δ) = +inf when no ε reaches δ); the reference judges its value.
+    The second item says what was returned: "returned None", "returned the str '0.2'", "returned nan", ..."""
+    if raw is None:
+        return None, "returned None"
+    if isinstance(raw, (bool, np.bool_)):
+        return None, f"returned the bool {raw}"
+    if isinstance(raw, np.ndarray):
+        return None, f"returned a numpy array of shape {raw.shape} ({abbreviated(raw.tolist(), 40)})"
+    value = None
+    if isinstance(raw, mp.mpf):
+        value = raw
+    elif isinstance(raw, numbers.Integral):
+        value = mp.mpf(int(raw))
+    elif isinstance(raw, numbers.Rational):
+        value = mp.mpf(int(raw.numerator)) / int(raw.denominator)
+    elif isinstance(raw, (numbers.Real, Decimal)):
+        try:
+            value = mp.mpf(str(raw)) if isinstance(raw, Decimal) else mp.mpf(float(raw))
+        except (TypeError, ValueError, OverflowError):
+            value = None
+    if value is None:
+        return None, f"returned the {type(raw).__name__} {abbreviated(repr(raw), 40)}"
     if mp.isnan(value):
-        return None
-    return value
+        return None, f"returned {raw!r}"
+    if quantity == "delta" and not 0 <= value <= 1:
+        return value, f"returned {raw!r}"
+    return value, None
+
+
+def _expected_return(quantity: str) -> str:
+    """What an accountant must return for `quantity`."""
+    return ("must return a float: delta(epsilon) in [0, 1]" if quantity == "delta" else
+            "must return a float: epsilon(delta), a real number or +-inf")
+
+
+def _name(fn) -> str:
+    return getattr(fn, "__qualname__", None) or repr(fn)
 
 
 def _describe(config: Config) -> str:

@@ -9,7 +9,9 @@ calls `my_epsilon(config, delta=1e-5, direction="both")` once and judges the ans
 * claim "upper" (default): UNSAFE if below the certified lower end (optimistic: less privacy loss than certified);
   with `max_loose=x`, LOOSE if above the certified upper end by more than x·|upper|;
 * claim "lower": UNSAFE if above the certified upper end; LOOSE if below the lower end by more than x·|lower|;
-* claim "estimate": OUTSIDE if outside [lower − x·|lower|, upper + x·|upper|], x = `tolerance` (default 0).
+* claim "estimate": OUTSIDE if outside [lower − x·|lower|, upper + x·|upper|], x = `tolerance` (default 0);
+* any claim: BAD RETURN if fn returned no float (None, text, a bool, a tuple, an array, NaN; a delta outside
+  [0, 1]), the message saying what it returned.
 Soundness is `assert_sound_upper` / `assert_sound_lower` (their call convention and messages); `rtol` (default
 1e-12) widens every comparison for the float64 rounding of an exact answer.
 
@@ -27,6 +29,8 @@ import pytest
 #: reference methods of `assertions.reference` (`--verialloc-method`, `method=`)
 METHODS = ("auto", "exact", "pld")
 CLAIMS = ("upper", "lower", "estimate")
+#: keys of configuration files (certify/config_file.py) that are no Config fields: hinted at in a config dict
+FILE_KEYS = ("sigma", "scale", "eps0", "pair")
 _REFERENCES = pytest.StashKey[dict]()
 
 
@@ -56,7 +60,9 @@ def check_accountant(fn, config, *, epsilon=None, delta=None, claim: str = "uppe
                      method: str = "auto", max_loose: float | None = None, tolerance: float | None = None,
                      rtol: float = 1e-12, pld_settings=None, references: dict | None = None, **kwargs):
     """Check `fn`'s answer to one query against verialloc's reference (module docstring); returns the reference
-    Bracket, raises AssertionError (UNSAFE / LOOSE / OUTSIDE) otherwise.
+    Bracket, raises AssertionError (UNSAFE / LOOSE / OUTSIDE, or BAD RETURN when fn returns no float: None, text,
+    a bool, a tuple, an array, NaN, a delta outside [0, 1]) otherwise. Bad arguments (a non-callable fn, an
+    unknown config key, ...) raise InvalidParameter naming the argument before fn runs.
 
     Pass exactly one of `epsilon` (fn returns δ(ε)) or `delta` (fn returns ε(δ)); fn is called once as
     fn(config, epsilon=… | delta=…, direction=…, **kwargs). `config`: a `verialloc.Config` or a dict of its fields.
@@ -66,11 +72,16 @@ def check_accountant(fn, config, *, epsilon=None, delta=None, claim: str = "uppe
     __tracebackhide__ = True
     from . import assertions
 
-    config, quantity, value = _inputs(config, epsilon, delta, claim, direction, method, max_loose, tolerance)
+    config, quantity, value, exact = _inputs(fn, config, epsilon, delta, claim, direction, method, max_loose,
+                                             tolerance, rtol, pld_settings, references)
     given = "epsilon" if quantity == "delta" else "delta"
     raw = fn(config, **{given: value}, direction=direction, **kwargs)
-    claimed = assertions._as_mpf(raw)
-    key = (config, quantity, value, direction, method, pld_settings)
+    claimed, returned = assertions._claim_of(raw, quantity)
+    if returned is not None:
+        raise AssertionError(f"verialloc BAD RETURN: {_name(fn)} {returned} for {quantity}({given}={value}) "
+                             f"[direction={direction}] for {assertions._describe(config)}; it "
+                             f"{assertions._expected_return(quantity)}")
+    key = (config, quantity, exact, direction, method, pld_settings)  # exact: a 0-d array or "1e-5" is hashable
     cache = {} if references is None else references
     if key not in cache:
         cache[key] = assertions.reference(config, epsilon=epsilon, delta=delta, direction=direction, method=method,
@@ -89,7 +100,8 @@ def check_accountant(fn, config, *, epsilon=None, delta=None, claim: str = "uppe
 
     sound = assertions.assert_sound_upper if claim == "upper" else assertions.assert_sound_lower
     try:
-        sound(answered, config, epsilon=epsilon, delta=delta, direction=direction, rtol=rtol, method=ref, **kwargs)
+        # fn's own keywords stay with fn: an atol= or digits= of fn's is no setting of the soundness check
+        sound(answered, config, epsilon=epsilon, delta=delta, direction=direction, rtol=rtol, method=ref)
     except AssertionError as err:
         harm = ("optimistic: less privacy loss than certified" if claim == "upper" else
                 "overstated: a lower end above the certified upper end")
@@ -99,31 +111,68 @@ def check_accountant(fn, config, *, epsilon=None, delta=None, claim: str = "uppe
     return ref
 
 
-def _inputs(config, epsilon, delta, claim, direction, method, max_loose, tolerance):
-    """(Config, quantity, value) after checking the arguments; clear errors for bad ones."""
-    from ..config import Config
-    from ..validation import direction as check_direction
+def _inputs(fn, config, epsilon, delta, claim, direction, method, max_loose, tolerance, rtol, pld_settings,
+            references):
+    """(Config, quantity, value, its exact Fraction) after checking the arguments, before the accountant runs:
+    InvalidParameter naming the argument and what is valid."""
+    from ..errors import InvalidParameter
+    from ..numeric.pld.pld_accountant import Settings
+    from ..validation import abbreviated, direction as check_direction, open_unit, real
+    from .assertions import _accountant, _quantity
 
-    if isinstance(config, dict):
-        config = Config(**config)
-    if not isinstance(config, Config):
-        raise TypeError(f"config must be a verialloc.Config or a dict of its fields, got {config!r}")
-    if (epsilon is None) == (delta is None):
-        raise TypeError("pass exactly one of epsilon= (fn returns delta) or delta= (fn returns epsilon)")
+    _accountant(fn)
+    config = _config(config)
+    quantity, value = _quantity(epsilon, delta)
+    exact = real("epsilon", epsilon) if quantity == "delta" else open_unit("delta", delta)
     check_direction(direction)
-    if claim not in CLAIMS:
-        raise ValueError(f"claim must be one of {', '.join(CLAIMS)}, got {claim!r}")
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
-    for name, x in (("max_loose", max_loose), ("tolerance", tolerance)):
+    for name, x, valid in (("claim", claim, CLAIMS), ("method", method, METHODS)):
+        if not isinstance(x, str) or x not in valid:
+            raise InvalidParameter(name, abbreviated(x), "must be one of " + ", ".join(valid))
+    for name, x in (("max_loose", max_loose), ("tolerance", tolerance), ("rtol", rtol)):
         number = isinstance(x, (int, float)) and not isinstance(x, bool)
         if x is not None and not (number and math.isfinite(x) and x >= 0):
-            raise ValueError(f"{name} must be a finite number >= 0, got {x!r}")
+            raise InvalidParameter(name, abbreviated(x), "must be a finite number >= 0")
+    if rtol is None:
+        raise InvalidParameter("rtol", None, "must be a finite number >= 0")
     if max_loose is not None and claim == "estimate":
-        raise ValueError("max_loose applies to upper and lower claims; an estimate takes tolerance=")
+        raise InvalidParameter("max_loose", max_loose, "applies to upper and lower claims; an estimate takes "
+                                                       "tolerance=")
     if tolerance is not None and claim != "estimate":
-        raise ValueError("tolerance applies to estimates; an upper or lower claim takes max_loose=")
-    return (config, "delta", epsilon) if epsilon is not None else (config, "epsilon", delta)
+        raise InvalidParameter("tolerance", tolerance, "applies to estimates; an upper or lower claim takes "
+                                                       "max_loose=")
+    if pld_settings is not None and not isinstance(pld_settings, Settings):
+        raise InvalidParameter("pld_settings", abbreviated(pld_settings),
+                               "must be a verialloc.numeric.pld.pld_accountant.Settings or None")
+    if references is not None and not isinstance(references, dict):
+        raise InvalidParameter("references", abbreviated(references), "must be a dict (the reference cache) or None")
+    return config, quantity, value, exact
+
+
+def _config(config):
+    """A Config, or one built from a dict of its fields; InvalidParameter naming an unknown or missing key."""
+    import dataclasses
+    from collections.abc import Mapping
+
+    from ..config import Config
+    from ..errors import InvalidParameter
+    from ..validation import abbreviated
+
+    if isinstance(config, Config):
+        return config
+    if not isinstance(config, Mapping):
+        raise InvalidParameter("config", abbreviated(config), "must be a verialloc.Config or a dict of its fields")
+    fields = tuple(f.name for f in dataclasses.fields(Config))
+    takes = "a config dict takes the fields of verialloc.Config: " + ", ".join(fields)
+    for key, value in config.items():
+        if key not in fields:
+            hint = (f"{key} is a key of configuration files (--config); in Python the mechanism is an object, "
+                    "mechanism=Gaussian(sigma) | Laplace(scale) | RandomizedResponse(eps0) | DiscretePair(p, q); "
+                    if key in FILE_KEYS else "")
+            raise InvalidParameter(str(key), abbreviated(value), f"not a field of verialloc.Config: {hint}{takes}")
+    if "mechanism" not in config:
+        raise InvalidParameter("mechanism", "(missing)", f"a config dict needs mechanism=Gaussian(sigma), "
+                                                         f"Laplace(scale), ...; {takes}")
+    return Config(**config)
 
 
 def _judge_looseness(claimed, ref, claim, max_loose, query):
