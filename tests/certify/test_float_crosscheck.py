@@ -148,7 +148,8 @@ def test_one_subsampling_step_encloses_interval(seed, n, lam, eps):
     eps_prime = iv.log(1 + (iv.exp(e) - 1) / lam)
     total = ivnum(pld.inf_mass)
     for l, m in zip(pld.losses, pld.masses):
-        term = 1 - iv.exp(eps_prime - ivnum(l))
+        x = eps_prime - ivnum(l)
+        term = one_minus_exp(x) if x.b < 0 else 1 - iv.exp(x)
         if term.b > 0:
             total += ivnum(m) * iv.mpf([max(0, term.a), term.b])
     exact = lam * total
