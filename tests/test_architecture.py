@@ -20,7 +20,8 @@ FLOORS = (
     ("checks", ("audit", "certify", "stability")),
     ("dispatch", ("api", "cost")),
     ("engines", ("exact", "numeric")),
-    ("foundation", ("config", "errors", "formatting", "json_input", "mechanisms", "result", "rounding", "validation")),
+    ("foundation", ("config", "errors", "formatting", "json_input", "mechanisms", "mp_lock", "result", "rounding",
+                    "validation")),
 )
 #: parts of one floor that never import each other
 INDEPENDENT = (("exact", "numeric"),)

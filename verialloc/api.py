@@ -11,7 +11,8 @@
 
 Before dispatch every query is checked by the cost model (verialloc.cost): parameters a float64 method cannot
 represent and requests whose estimated time or memory exceeds the budget are refused (UnsupportedRequest, a
-`cost.BudgetExceeded` for the budget) before any work starts. `budget=` takes seconds or a `cost.Budget`
+`cost.BudgetExceeded` for the budget) before any work starts. Calls from several threads run one at a time
+(verialloc.mp_lock: mpmath's precision is process-global). `budget=` takes seconds or a `cost.Budget`
 (default 600 s and 8 GiB).
 """
 from __future__ import annotations
@@ -21,6 +22,7 @@ import inspect
 from . import cost
 from .config import Config
 from .errors import InvalidParameter
+from .mp_lock import serialized
 from .exact import accountant as exact_accountant
 from .numeric import best
 from .numeric.analytic import Options as AnalyticOptions, analytic_accountant
@@ -98,6 +100,7 @@ def _checked(query: str, config: Config, method: str, value, digits, budget, opt
     return module, digits
 
 
+@serialized
 def delta(config: Config, epsilon, *, direction: str = "both", method: str = "exact", digits: int = 30,
           budget=None, **options) -> Bracket:
     """Bracket [lower, upper] for δ(ε) of the dominating pair of `config`."""
@@ -105,6 +108,7 @@ def delta(config: Config, epsilon, *, direction: str = "both", method: str = "ex
     return module.delta(config, epsilon, direction, digits, **options)
 
 
+@serialized
 def epsilon(config: Config, delta, *, direction: str = "both", method: str = "exact", digits: int = 30,
             budget=None, **options) -> Bracket:
     """Bracket [lower, upper] for ε(δ) = inf{ε : δ(ε) ≤ delta}."""
@@ -112,6 +116,7 @@ def epsilon(config: Config, delta, *, direction: str = "both", method: str = "ex
     return module.epsilon(config, delta, direction, digits, **options)
 
 
+@serialized
 def rdp(config: Config, alpha, *, method: str = "exact", digits: int = 30, budget=None) -> Bracket:
     """Rényi DP of the remove direction at order alpha."""
     module, digits = _checked("rdp", config, method, alpha, digits, budget, {})

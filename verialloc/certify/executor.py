@@ -22,6 +22,7 @@ import threading
 from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, wait
 
 from ..errors import InvalidParameter, UnsupportedRequest
+from ..mp_lock import MPMATH
 
 EXECUTORS = ("local", "process", "dask")
 #: most tasks submitted and not yet finished
@@ -29,8 +30,6 @@ WINDOW = 256
 #: seconds to wait for a Dask scheduler to answer, and beyond that for its handshake
 CONNECT_TIMEOUT = 10
 HANDSHAKE_GRACE = 5
-#: one task at a time per process (mpmath's precision is process-global)
-_MPMATH_PRECISION = threading.Lock()
 
 
 def check(executor: str, scheduler: str | None = None, workers: int | None = None) -> None:
@@ -90,7 +89,7 @@ def _windowed(pool: Executor, fn, items: list):
 
 
 def _one_at_a_time(fn, item):
-    with _MPMATH_PRECISION:
+    with MPMATH:
         return fn(item)
 
 

@@ -30,6 +30,7 @@ from ..config import Config
 from ..errors import InvalidParameter, UnsupportedRequest
 from ..exact import accountant as exact_accountant
 from ..mechanisms import FinitePair, Gaussian
+from ..mp_lock import serialized
 from ..numeric.pld import pld_accountant
 from ..numeric.pld.pld_accountant import Settings
 from ..validation import as_float, direction as check_direction, positive
@@ -118,6 +119,7 @@ class Certificate:
         return all((s := self.side(w)) is None or s.rigorous for w in ("lower", "upper"))
 
 
+@serialized
 def certify(config: Config, claim: Claim, direction: str = "both", budget=DEFAULT_BUDGET, progress=None,
             loss_steps=LOSS_STEPS, use_exact: bool = True, strict: bool = False) -> Certificate:
     """Certified bracket and verdict for `claim` about `config`, refined within `budget` seconds (schedule above).
