@@ -185,3 +185,28 @@ def test_large_steps_equal_exact(mech, steps, alpha_max):
     """Explicit large-t cases of the 1e-12 agreement (the derandomized search favours small t)."""
     assert_matches_exact(allocation_rdp_curve(mech, steps, alpha_max),
                          exact_allocation_curve(mech, steps, alpha_max, digits=20))
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("which", ["x", "y"])
+def test_truncated_product_error_covers_perturbed_inputs(seed, which):
+    """`_conv`'s error bound propagates the inputs' own bounds: moving every log coefficient of one series by its
+    declared error (ex or ey) moves the product's log coefficients by at most the returned err. Reference: the
+    product of the moved series in mpmath (60 digits), not the code."""
+    from verialloc.numeric.rdp.rdp_logspace import _conv
+    rng = np.random.default_rng(seed)
+    n = 12
+    x, y = rng.normal(0, 3, n), rng.normal(0, 3, n)
+    x[rng.integers(n)] = -np.inf  # a zero coefficient carries no error
+    ex, ey = np.full(n, 1e-3 if which == "x" else 0.0), np.full(n, 1e-3 if which == "y" else 0.0)
+    out, err = _conv(x, ex, y, ey)
+    moved_x, moved_y = (x + ex, y) if which == "x" else (x, y + ey)
+    with mp.workdps(60):
+        for m in range(n):
+            terms = [mp.mpf(float(moved_x[k])) + mp.mpf(float(moved_y[m - k])) for k in range(m + 1)
+                     if np.isfinite(moved_x[k]) and np.isfinite(moved_y[m - k])]
+            if not terms:
+                assert out[m] == -np.inf
+                continue
+            ref = mp.log(mp.fsum(mp.exp(t) for t in terms))
+            assert abs(ref - mp.mpf(float(out[m]))) <= mp.mpf(float(err[m])), (m, ref, out[m], err[m])
