@@ -91,12 +91,12 @@ def check_options(method: str, options: dict) -> None:
         raise InvalidParameter("alpha_max", abbreviated(alpha_max), f"must be an integer in [2, {top}] or None")
 
 
-def _checked(query: str, config: Config, method: str, value, digits, budget, options: dict):
+def _checked(query: str, config: Config, method: str, value, digits, budget, options: dict, direction="both"):
     module, digits = _method(method), check_digits(digits)
     if not isinstance(config, Config):
         raise InvalidParameter("config", abbreviated(config), "must be a verialloc.Config")
     check_options(method, options)
-    cost.check(query, config, method, value, options, budget, digits)
+    cost.check(query, config, method, value, options, budget, digits, direction)
     return module, digits
 
 
@@ -104,7 +104,7 @@ def _checked(query: str, config: Config, method: str, value, digits, budget, opt
 def delta(config: Config, epsilon, *, direction: str = "both", method: str = "exact", digits: int = 30,
           budget=None, **options) -> Bracket:
     """Bracket [lower, upper] for δ(ε) of the dominating pair of `config`."""
-    module, digits = _checked("delta", config, method, epsilon, digits, budget, options)
+    module, digits = _checked("delta", config, method, epsilon, digits, budget, options, direction)
     return module.delta(config, epsilon, direction, digits, **options)
 
 
@@ -112,7 +112,7 @@ def delta(config: Config, epsilon, *, direction: str = "both", method: str = "ex
 def epsilon(config: Config, delta, *, direction: str = "both", method: str = "exact", digits: int = 30,
             budget=None, **options) -> Bracket:
     """Bracket [lower, upper] for ε(δ) = inf{ε : δ(ε) ≤ delta}."""
-    module, digits = _checked("epsilon", config, method, delta, digits, budget, options)
+    module, digits = _checked("epsilon", config, method, delta, digits, budget, options, direction)
     return module.epsilon(config, delta, direction, digits, **options)
 
 

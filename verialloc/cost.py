@@ -12,8 +12,10 @@ grow without bound.
 Models (n = number of composed copies: t·E for Poisson, k·E for allocation; N = grid points of the composed PLD):
 * exact rdp: allocation generating function, C_GENFUNC·α² (scaled by the working digits); Poisson binomial
   expansion, big-integer weights of about α·log2(denominator of λ) bits each (α² of them in total).
-* exact δ/ε: finite pairs by count vectors (C_COUNT per vector, as certify.refine), Gaussian compositions and
-  quadrature are bounded by the exact layer's own caps (cheap here).
+* exact δ/ε: finite pairs by count vectors (C_COUNT per vector, as certify.refine); Gaussian compositions (F13) are
+  bounded by the exact layer's own caps; quadrature (F25 allocation t ≤ 3, F46 Poisson t ≤ 2) costs one δ
+  evaluation per direction for δ and QUAD_SEARCH_EVALS for ε, each QUAD_BASE + C_QUAD·(d + 5)^QUAD_POWER at t = 2
+  and C_NESTED·(d + 5)²·(1 + z) at t = 3 (nested, d ≤ 12, z the tail depth `_tail_depth`).
 * pld (and best, analytic for Poisson): the allocation's exp-grid part grows like t^0.45 (C_ALLOC), and the
   composition costs C_FFT·N·log2 N·(log2 n + 1) per direction and bound, N = (n·μ + 12·√(n·v) + s)/Δ with μ, v, s
   the mean, variance and span of one copy's privacy loss; memory BYTES_PER_POINT·N.
@@ -30,9 +32,13 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+import mpmath as mp
+
 from .config import Config
 from .errors import InvalidParameter, UnsupportedRequest
+from .exact import accountant as exact_accountant, quadrature
 from .mechanisms import DiscretePair, FinitePair, Gaussian, Laplace, RandomizedResponse
+from .mechanisms.base import mpq
 
 #: default per-query budget
 DEFAULT_SECONDS = 600.0
@@ -46,6 +52,15 @@ C_GENFUNC = 2.0e-6
 C_BINOMIAL = 1.0e-7
 #: exact finite pairs: seconds per count vector (certify.refine.EXACT_MAX_COUNTS rationale)
 C_COUNT = 1.5e-4
+#: exact quadrature, seconds per δ evaluation at d digits. t = 2 (one level): QUAD_BASE + C_QUAD·(d + 5)^QUAD_POWER
+#: (measured 0.1–0.9 s at d = 12, 1.3–6.3 s at 100, 44 s at 300, > 170 s at 1000). t = 3 (a quadrature of
+#: quadratures, d ≤ MAX_DIGITS_T3): C_NESTED·(d + 5)²·(1 + z), z = _tail_depth (measured 6–98 s at d = 5, 17–106 s
+#: at d = 12, > 170 s at d = 5 for σ = 20, ε = 1 and σ = 1e6; each at most 0.88 of the estimate)
+QUAD_BASE, C_QUAD, QUAD_POWER, C_NESTED = 1.0, 6e-5, 2.5, 0.15
+#: δ evaluations of one exact ε search per direction (bracket, Illinois, verification; 11–16 measured at t = 2)
+QUAD_SEARCH_EVALS = 20
+#: tail depth cap (the estimate stays a finite float; z beyond it is refused at any budget anyway)
+DEPTH_CAP = 1e12
 #: pld allocation part: seconds ≈ 1 + C_ALLOC·(t/k)^0.45 + C_ALLOC_LINEAR·t/k (t = 1e5: 4 s, 1e7: 30 s, 1e8: 290 s);
 #: heavy tails (σ < 0.8) take the geometric-grid fallback, HEAVY times slower (σ = 0.5, t = 1e5: 138 s);
 #: memory ALLOC_BYTES per step (t = 1e8: 957 MB)
@@ -135,12 +150,12 @@ def _bytes(b: float) -> str:
 
 
 def estimate(query: str, config: Config, method: str = "exact", value=None, options: dict | None = None,
-             digits: int = 30) -> Estimate:
+             digits: int = 30, direction: str = "both") -> Estimate:
     """Estimated cost of `query` ("delta", "epsilon", "rdp") of `config` by `method` (`value`: ε, δ or α;
-    `options`: the method keywords as passed to the API)."""
+    `options`: the method keywords as passed to the API; `direction`: remove, add or both)."""
     options = options or {}
     if method == "exact":
-        return _exact(query, config, value, digits)
+        return _exact(query, config, value, digits, direction)
     if method == "pld":
         return _pld(config, options.get("settings"))
     if method == "rdp":
@@ -163,7 +178,7 @@ def _small(driver: str) -> Estimate:
     return Estimate(BASE_SECONDS, BASE_MEMORY, driver)
 
 
-def _exact(query: str, config: Config, value, digits: int) -> Estimate:
+def _exact(query: str, config: Config, value, digits: int, direction: str = "both") -> Estimate:
     if query == "rdp":
         alpha = _int_or_none(value)
         if alpha is None or alpha < 2:
@@ -177,7 +192,53 @@ def _exact(query: str, config: Config, value, digits: int) -> Estimate:
         # the exact layer refuses more than 3e6 count vectors itself (before enumerating)
         counts = min(counts, 3_000_000)
         return Estimate(BASE_SECONDS + C_COUNT * counts, BASE_MEMORY + 200 * counts, "steps", config.steps)
-    return _small("steps")
+    route = exact_accountant.quadrature_route(config)
+    if route is None or route[1] < 2:  # F13 composition, closed form (t = 1), or refused by the exact layer
+        return _small("steps")
+    return _quadrature(query, config, route[1], value, digits, direction)
+
+
+def _quadrature(query: str, config: Config, t: int, value, digits: int, direction: str) -> Estimate:
+    """Exact quadrature (F25 allocation, F46 Poisson): δ evaluations × seconds per evaluation (C_QUAD, C_NESTED)."""
+    directions = ("remove", "add") if direction not in ("remove", "add") else (direction,)
+    evals = 1 if query == "delta" else QUAD_SEARCH_EVALS
+    seconds = 0.0
+    for d in directions:
+        if t == 2:
+            one = QUAD_BASE + C_QUAD * (digits + 5) ** QUAD_POWER
+        else:
+            nested = min(digits, quadrature.MAX_DIGITS_T3)  # the exact layer caps t = 3 at these digits
+            one = C_NESTED * (nested + 5) ** 2 * (1 + _tail_depth(query, config.mechanism, t, value, d))
+        seconds += evals * one
+    return Estimate(BASE_SECONDS + seconds, BASE_MEMORY, "digits", digits)
+
+
+def _tail_depth(query: str, mech, t: int, value, direction: str) -> float:
+    """How far in the tail the δ evaluations of 1-of-t allocation lie, in standard deviations (the nested
+    quadrature's cost grows with it). δ at ε (F25): remove E[(Ū − e^ε)_+], add E[(1 − e^ε·Ū)_+], Ū the mean of
+    t copies of U = P/Q under Q (variance χ²/t, χ² = D_2 − 1, F5): z = (e^ε − 1)/√(χ²/t) resp. (1 − e^{−ε})/√(χ²/t);
+    for the Gaussian (remove) at most the depth σ·ln(t·e^ε) + 1/(2σ) of one U reaching t·e^ε alone (F15).
+    ε queries: 1.5·√(2 ln(1/δ)) (the normal depth of δ, with the search's upper end beyond the root)."""
+    x = _fraction_or_none(value)
+    if x is None:
+        return 0.0  # the method validates it and names it
+    with mp.workdps(15):
+        if query == "epsilon":
+            if not 0 < x < 1:
+                return 0.0
+            z = 1.5 * mp.sqrt(2 * (mp.log(x.denominator) - mp.log(x.numerator)))
+        else:
+            eps = mp.mpf(x.numerator) / x.denominator
+            chi2 = mech.moment(2) - 1
+            spread = mp.sqrt(chi2 / t) if chi2 > 0 else mp.mpf(0)
+            gap = mp.expm1(eps) if direction == "remove" else -mp.expm1(-eps)
+            if gap <= 0:
+                return 0.0
+            z = gap / spread if spread > 0 else mp.inf
+            if direction == "remove" and isinstance(mech, Gaussian):
+                s = mpq(mech.sigma)
+                z = min(z, s * (eps + mp.log(t)) + 1 / (2 * s))
+        return float(min(z, DEPTH_CAP))
 
 
 def _exact_rdp(config: Config, alpha: int, digits: int) -> Estimate:
@@ -314,16 +375,19 @@ def _comb_capped(n: int, r: int, cap: int = 10 ** 12) -> int:
 
 
 def check(query: str, config: Config, method: str = "exact", value=None, options: dict | None = None,
-          budget=None, digits: int = 30) -> Estimate:
+          budget=None, digits: int = 30, direction: str = "both") -> Estimate:
     """Refuse (before any work) parameters a method cannot represent and requests whose estimated cost exceeds
     `budget` (a Budget, seconds, or None for the default); returns the estimate otherwise."""
     budget = Budget.of(budget)
     parameter_range(query, config, method, value)
-    est = estimate(query, config, method, value, options, digits)
+    est = estimate(query, config, method, value, options, digits, direction)
     if est.fits(budget):
         return est
     name, current = est.driver, est.value
-    hint = _nearest(query, config, method, value, options, budget, digits, name, current)
+    if name == "digits":
+        name, current, hint = _fewer_digits(query, config, value, budget, digits, direction)
+    else:
+        hint = _nearest(query, config, method, value, options, budget, digits, name, current)
     what = (f"estimated {est.describe()} exceeds the budget of {_seconds(budget.seconds)} and "
             f"{_bytes(budget.memory)}")
     shown = _short(Fraction(current)) if isinstance(current, int) else current
@@ -344,6 +408,20 @@ def _nearest(query, config, method, value, options, budget, digits, name, curren
     alternative = {"exact": "; or use --method rdp (float64, orders <= 10000)" if query == "rdp" else "",
                    "mc": "", "pld": "; or use --method rdp / analytic (cheaper upper bounds)"}.get(method, "")
     return f"the nearest feasible setting is {name} <= {_round_down(lo)}{alternative}"
+
+
+def _fewer_digits(query, config, value, budget, digits, direction) -> tuple:
+    """(name, value, advice) for an exact quadrature over the budget: the most digits (>= 5) that fit, else steps."""
+    fits = lambda d: _exact(query, config, value, d, direction).fits(budget)
+    other = "use --method pld or --method best (float64 bounds) or a larger --budget"
+    if not fits(5):
+        t = exact_accountant.quadrature_route(config)[1]
+        return "steps", config.steps, f"the quadrature over {t} steps does not fit even at digits=5; {other}"
+    lo, hi = 5, digits  # fits(lo), not fits(hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return "digits", digits, f"the nearest feasible setting is digits <= {lo}; or {other}"
 
 
 def _round_down(x: int) -> int:

@@ -152,3 +152,81 @@ def test_estimate_is_monotone():
     mc = [cost.estimate("delta", Config(Gaussian(1), steps=10), "mc", 1, {"samples": n}).seconds
           for n in (10 ** 3, 10 ** 6, 10 ** 9)]
     assert mc == sorted(mc)
+
+
+# Exact quadrature (F25 allocation t ≤ 3, F46 Poisson t ≤ 2): the estimate used to be the 0.05 s of a closed form,
+# so `epsilon --sigma 1 --steps 3 --delta 1e-5` ran for many minutes (13–31 s per nested δ evaluation at 5–12 digits,
+# about 9–16 evaluations per direction) instead of being refused.
+
+#: one δ evaluation, timed on the 2-core machine (nice 10, under load): (σ, steps, ε, direction, digits, seconds);
+#: the last two did not finish within 170 s
+QUADRATURE_TIMINGS = [
+    ("1", 3, "1", "remove", 12, 20.3), ("1", 3, "3", "remove", 12, 30.9), ("20", 3, "0.05", "remove", 12, 105.9),
+    ("1/5", 3, "5", "remove", 12, 37.5), ("10", 3, "0.5", "remove", 5, 98.3), ("20", 3, "0.3", "add", 5, 76.3),
+    ("1", 2, "1", "remove", 100, 5.4), ("1", 2, "1", "remove", 300, 43.9), ("20", 2, "1", "add", 12, 0.85),
+    ("20", 3, "1", "remove", 5, 170.0), ("1000000", 3, "1", "remove", 5, 170.0),
+]
+
+
+@pytest.mark.parametrize("sigma,steps,epsilon,direction,digits,seconds", QUADRATURE_TIMINGS)
+def test_quadrature_estimate_bounds_the_timed_evaluations(sigma, steps, epsilon, direction, digits, seconds):
+    config = Config(Gaussian(sigma), steps=steps)
+    est = cost.estimate("delta", config, "exact", epsilon, digits=digits, direction=direction)
+    assert est.seconds >= seconds
+
+
+def test_nested_quadrature_cost_grows_with_digits_and_tail_depth():
+    def seconds(sigma="1", epsilon="1", digits=12, query="delta", value=None):
+        return cost.estimate(query, Config(Gaussian(sigma), steps=3), "exact", value or epsilon, digits=digits,
+                             direction="remove").seconds
+    assert seconds(digits=5) < seconds(digits=8) < seconds(digits=12) == seconds(digits=30)  # t = 3: digits <= 12
+    assert seconds(sigma="20", epsilon="0.1") < seconds(sigma="20", epsilon="0.3") < seconds(sigma="20", epsilon="1")
+    assert seconds(query="epsilon", value="1e-5") > 10 * seconds(epsilon="0.5")  # a search evaluates δ many times
+    assert cost.estimate("delta", Config(Gaussian(1), steps=1), "exact", 1).seconds < 1  # closed form
+
+
+def test_exact_steps3_epsilon_is_refused_before_it_starts():
+    config = Config(Gaussian(1), steps=3)
+    assert cost.estimate("epsilon", config, "exact", "1e-5", digits=12).seconds > cost.DEFAULT_SECONDS
+    for digits in (5, 12):
+        with pytest.raises(cost.BudgetExceeded) as info:
+            api.epsilon(config, "1e-5", digits=digits, direction="remove")
+        assert info.value.name == "steps" and "--method pld" in str(info.value) and "--budget" in str(info.value)
+    # the float methods answer it (best does not try the exact route)
+    assert cost.check("epsilon", config, "best", "1e-5").fits(cost.Budget())
+    assert cost.check("epsilon", config, "pld", "1e-5").fits(cost.Budget())
+
+
+def test_cli_refuses_the_steps3_epsilon_in_one_line(capsys):
+    status, out, err, _ = cli(capsys, "epsilon", "--mechanism", "gaussian", "--sigma", "1", "--steps", "3",
+                              "--delta", "1e-5")
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("verialloc: error: steps=3 ")
+    assert "exceeds the budget of 600 s" in err and "--method pld" in err and "--budget" in err
+
+
+def test_quadrature_over_budget_names_the_digits_that_fit():
+    config = Config(Gaussian(1), scheme="poisson", steps=2, rate="1/2")
+    with pytest.raises(cost.BudgetExceeded) as info:
+        api.delta(config, 1, digits=1000)
+    assert info.value.name == "digits" and "nearest feasible setting is digits <=" in str(info.value)
+    feasible = int(str(info.value).split("digits <= ")[1].split(";")[0])
+    assert 5 <= feasible < 1000
+    assert cost.estimate("delta", config, "exact", 1, digits=feasible).fits(cost.Budget())
+    assert not cost.estimate("delta", config, "exact", 1, digits=feasible + 1).fits(cost.Budget())
+
+
+def test_quadrature_budget_counts_the_directions_asked(capsys):
+    config = Config(Gaussian(1), steps=2)
+    one = cost.estimate("delta", config, "exact", 1, digits=12, direction="remove").seconds
+    assert cost.estimate("delta", config, "exact", 1, digits=12).seconds == pytest.approx(2 * one, rel=0.05)
+    budget = 1.5 * one
+    with pytest.raises(cost.BudgetExceeded):
+        api.delta(config, 1, digits=12, budget=budget)  # both directions
+    assert api.delta(config, 1, digits=12, direction="remove", budget=budget).error_kind == "quadrature"
+    status, out, err, _ = cli(capsys, "delta", "--mechanism", "gaussian", "--sigma", "1", "--steps", "2",
+                              "--epsilon", "1", "--budget", str(budget))
+    assert status == 2 and "--budget" in err
+    status, out, err, _ = cli(capsys, "delta", "--mechanism", "gaussian", "--sigma", "1", "--steps", "2",
+                              "--epsilon", "1", "--direction", "remove", "--budget", str(budget))
+    assert status == 0, err

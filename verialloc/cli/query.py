@@ -1,9 +1,9 @@
 """`verialloc rdp|delta|epsilon`: one bracket per query (contract: docs/cli.md).
 
-    verialloc rdp     (--config FILE | --mechanism M [params] --steps T) --alpha A [--digits N] [--json]
+    verialloc rdp     (--config FILE | --mechanism M [params] --steps T) --alpha A [--digits N] [--budget S] [--json]
     verialloc delta   (--config FILE.json|FILE.toml | --mechanism M [params] --scheme allocation|poisson --steps T
                       [--k K] [--epochs E] [--rate LAMBDA]) --epsilon EPS [--direction remove|add|both]
-                      [--method exact] [--digits N] [--json]
+                      [--method exact] [--digits N] [--budget SECONDS] [--json]
     verialloc epsilon ... --delta D ...
 
 The configuration comes from the flags or from `--config FILE` (read into the flags by common.apply_config_file;
@@ -51,6 +51,8 @@ def register(sub) -> None:
             p.add_argument("--target-gap", help="best: stop asking further methods once the bracket's relative "
                                                 "width is at most this (default 0.01; 0: run every method)")
         p.add_argument("--digits", default=str(DEFAULT_DIGITS), help=f"significant digits (default {DEFAULT_DIGITS})")
+        p.add_argument("--budget", help="seconds the query may take by the cost model's estimate (default 600); "
+                                        "a request estimated above it is refused before it starts")
         p.add_argument("--json", action="store_true", help="print one JSON object")
         p.set_defaults(run=run, render=render_text)
 
@@ -120,16 +122,16 @@ def run(args) -> dict:
     digits = check_digits(args.digits)
     out = {"command": args.command, "method": args.method, **config.as_dict(), "digits": digits}
     if args.command == "rdp":
-        b = api.rdp(config, args.alpha, method=args.method, digits=digits)
+        b = api.rdp(config, args.alpha, method=args.method, digits=digits, budget=args.budget)
         out.update(alpha=exact_text("alpha", args.alpha), input=typed_inputs(args), direction="remove",
                    rdp=decimal(b.upper, digits) if b.error_kind == "exact" else decimal(b.upper, digits, "up"))
     elif args.command == "delta":
         b = api.delta(config, args.epsilon, direction=args.direction, method=args.method, digits=digits,
-                      **method_options(args))
+                      budget=args.budget, **method_options(args))
         out.update(epsilon=exact_text("epsilon", args.epsilon), input=typed_inputs(args), direction=b.direction)
     else:
         b = api.epsilon(config, args.delta, direction=args.direction, method=args.method, digits=digits,
-                        **method_options(args))
+                        budget=args.budget, **method_options(args))
         out.update(delta=exact_text("delta", args.delta), input=typed_inputs(args), direction=b.direction)
     out.update(bracket_json(b, digits))
     out["quantity"] = b.quantity

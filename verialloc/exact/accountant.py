@@ -148,6 +148,18 @@ def _quadrature_route(config: Config) -> str:
                              f"exact {mech.name} {config.scheme} needs steps*epochs <= 2; use --method pld")
 
 
+def quadrature_route(config: Config) -> tuple[str, int] | None:
+    """("allocation" | "poisson", steps of the quadrature) when delta/epsilon of `config` go by quadrature, else None
+    (finite pairs, F13 compositions, requests the exact layer refuses); read by the cost model (verialloc.cost)."""
+    if isinstance(config.mechanism, FinitePair) or _gaussian_composition_sigma(config) is not None:
+        return None
+    try:
+        kind = _quadrature_route(config)
+    except UnsupportedRequest:
+        return None
+    return kind, config.steps if kind == "allocation" else config.steps * config.epochs
+
+
 def _quadrature_digits(config: Config, digits: int) -> int:
     """t = 3 quadrature is capped at MAX_DIGITS_T3 digits (cost); its error estimate states what was reached."""
     return min(digits, quadrature.MAX_DIGITS_T3) if config.steps == 3 else digits

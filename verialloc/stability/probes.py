@@ -114,7 +114,8 @@ def _rr_epsilon_cost(steps: float, delta: float) -> Estimate:
 
 def _gaussian_delta_cost(steps: float, epsilon: float) -> Estimate:
     config = Config(Gaussian(1), steps=_int_axis("steps", steps, 1))
-    return cost_model.estimate("delta", config, "pld")
+    return (cost_model.estimate("delta", config, "pld")
+            + cost_model.estimate("delta", config, "exact", repr(epsilon), digits=12, direction="remove"))
 
 
 def _rdp_cost(linear: bool):
