@@ -246,3 +246,20 @@ def test_stability_takes_the_executor_flags(capsys, cluster):
         outs.append([{**pt, "seconds": 0} for pt in json.loads(out)["points"]])
     assert outs[0] == outs[1] and len(outs[0]) == 4
     assert "workers=2 is invalid: applies to" in one_error_line(capsys, argv + ["--workers", "2"])
+
+
+@pytest.mark.parametrize("out_ext", [".csv", ".jsonl"])
+def test_resume_refuses_an_id_whose_inputs_changed(tmp_path, capsys, out_ext):
+    """A claim edited under an old id must not be answered by the old verdict (a hostile-user finding): the rerun
+    refuses naming the id and the key; a changed budget alone is no change of the question."""
+    src, dst = tmp_path / "c.csv", tmp_path / f"r{out_ext}"
+    write(src, ROWS)
+    assert run(capsys, ["certify", "--batch", str(src), "--out", str(dst)])[0] == 0
+    before = dst.read_bytes()
+    status, _, _ = run(capsys, ["certify", "--batch", str(src), "--out", str(dst), "--budget", "120"])
+    assert status == 0 and dst.read_bytes() == before
+    edited = [dict(r, claimed_delta="0.11") if r["id"] == "gauss-hi" else r for r in ROWS]
+    write(src, edited)
+    err = one_error_line(capsys, ["certify", "--batch", str(src), "--out", str(dst)])
+    assert "holds id 'gauss-hi' certified with claimed_delta = '0.14', the input now says '0.11'" in err
+    assert dst.read_bytes() == before

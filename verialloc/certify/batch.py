@@ -239,7 +239,7 @@ class Results:
 
     def _keys(self) -> set:
         if not self.path.exists() or self.path.stat().st_size == 0:
-            return set()
+            return {}
         lines = _lines(self.path, "out")
         if self.kind == ".csv":
             reader = csv.reader((text for _, text in lines), strict=True)
@@ -247,16 +247,16 @@ class Results:
                 if tuple(next(reader, ())) != COLUMNS:
                     raise InvalidParameter("out", self.path, "has another header: not a results file of "
                                                              "`certify --batch` (choose a new --out)")
-                return {record[0] for record in reader if record}
+                return {record[0]: dict(zip(COLUMNS, record)) for record in reader if record}
             except csv.Error as exc:
                 raise InvalidParameter("out", self.path, f"line {reader.line_num} is not valid CSV ({exc})") from None
-        done = set()
+        done = {}
         for line, text in lines:
             row = json_input.loads(text, "out", self.path, f"line {line} is not a result row of `certify --batch`")
             if not isinstance(row, dict) or not set(COLUMNS) <= set(row):  # a claims file is not a results file
                 raise InvalidParameter("out", self.path, f"line {line} is not a result row of `certify --batch` "
                                                          "(choose a new --out)")
-            done.add(row["id"])
+            done[row["id"]] = {k: str(row[k]) for k in COLUMNS}
         return done
 
     def __enter__(self):
@@ -275,7 +275,7 @@ class Results:
                 self._put(self._csv_line(COLUMNS))
         values = [row[c] for c in COLUMNS]
         self._put(self._csv_line(values) if self.kind == ".csv" else json.dumps(row, ensure_ascii=False) + "\n")
-        self.done.add(row["id"])
+        self.done[row["id"]] = {k: str(row[k]) for k in COLUMNS}
 
     @staticmethod
     def _csv_line(values) -> str:
@@ -287,6 +287,22 @@ class Results:
         self.fh.write(text)
         self.fh.flush()
         os.fsync(self.fh.fileno())
+
+
+def _check_same_inputs(tasks: list, results: "Results", out) -> None:
+    """A row already in `out` under the same id must have been certified for the same inputs (its budget aside):
+    an edited claim or configuration under an old id is refused, never answered with the old verdict."""
+    for task in tasks:
+        stored = results.done.get(task["key"])
+        if stored is None:
+            continue
+        merged = {**task["defaults"], **task["values"]}
+        for k in INPUT_KEYS:
+            if k != "budget" and stored.get(k, "") != merged.get(k, ""):
+                raise InvalidParameter("out", out, f"holds id {abbreviated(task['key'])!r} certified with {k} = "
+                                                   f"{abbreviated(stored.get(k, ''))!r}, the input now says "
+                                                   f"{abbreviated(merged.get(k, ''))!r}: use a new --out, or delete "
+                                                   "that line to certify it again")
 
 
 def _same_file(a, b) -> bool:
@@ -308,6 +324,7 @@ def run_batch(path, out, *, executor="local", scheduler=None, workers=None, dire
     defaults = {"direction": direction, "budget": str(budget), "strict": "true" if strict else "false"}
     tasks = [{"key": key(values), "line": line, "values": values, "defaults": defaults, "digits": digits}
              for line, values in rows]
+    _check_same_inputs(tasks, results, out)
     todo = [t for t in tasks if t["key"] not in results.done]
     counts = dict.fromkeys(("certified", "refuted", "inconclusive", "error"), 0)
     first_error = None
