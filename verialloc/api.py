@@ -22,8 +22,8 @@ import inspect
 from . import cost
 from .config import Config
 from .errors import InvalidParameter
-from .mp_lock import serialized
 from .exact import accountant as exact_accountant
+from .mp_lock import serialized
 from .numeric import best
 from .numeric.analytic import Options as AnalyticOptions, analytic_accountant
 from .numeric.montecarlo import mc_accountant

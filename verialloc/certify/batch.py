@@ -179,11 +179,17 @@ def _text(value) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
+def _input_columns(task: dict) -> dict:
+    """The input columns of a task's output row: its values over the run's defaults, "" where not given."""
+    values = {**task["defaults"], **task["values"]}
+    return {k: values.get(k, "") for k in INPUT_KEYS}
+
+
 def certify_row(task: dict) -> dict:
     """The output row of one input row (never raises: a failing row gets verdict "error" and its reason)."""
     start = time.perf_counter()
     values = {**task["defaults"], **task["values"]}
-    row = {"id": task["key"], **{k: values.get(k, "") for k in INPUT_KEYS}, **dict.fromkeys(RESULT_KEYS, "")}
+    row = {"id": task["key"], **_input_columns(task), **dict.fromkeys(RESULT_KEYS, "")}
     try:
         unknown = [k for k in values if k not in INPUT_KEYS and k != "id"]
         if unknown:
@@ -256,7 +262,7 @@ class Results:
             if not isinstance(row, dict) or not set(COLUMNS) <= set(row):  # a claims file is not a results file
                 raise InvalidParameter("out", self.path, f"line {line} is not a result row of `certify --batch` "
                                                          "(choose a new --out)")
-            done[row["id"]] = {k: str(row[k]) for k in COLUMNS}
+            done[row["id"]] = _as_text(row)
         return done
 
     def __enter__(self):
@@ -275,7 +281,7 @@ class Results:
                 self._put(self._csv_line(COLUMNS))
         values = [row[c] for c in COLUMNS]
         self._put(self._csv_line(values) if self.kind == ".csv" else json.dumps(row, ensure_ascii=False) + "\n")
-        self.done[row["id"]] = {k: str(row[k]) for k in COLUMNS}
+        self.done[row["id"]] = _as_text(row)
 
     @staticmethod
     def _csv_line(values) -> str:
@@ -289,6 +295,11 @@ class Results:
         os.fsync(self.fh.fileno())
 
 
+def _as_text(row: dict) -> dict:
+    """A result row's columns as the text a CSV cell holds (what `_check_same_inputs` compares)."""
+    return {k: str(row[k]) for k in COLUMNS}
+
+
 def _check_same_inputs(tasks: list, results: "Results", out) -> None:
     """A row already in `out` under the same id must have been certified for the same inputs (its budget aside):
     an edited claim or configuration under an old id is refused, never answered with the old verdict."""
@@ -296,13 +307,12 @@ def _check_same_inputs(tasks: list, results: "Results", out) -> None:
         stored = results.done.get(task["key"])
         if stored is None:
             continue
-        merged = {**task["defaults"], **task["values"]}
-        for k in INPUT_KEYS:
-            if k != "budget" and stored.get(k, "") != merged.get(k, ""):
+        for k, now in _input_columns(task).items():
+            if k != "budget" and stored.get(k, "") != now:
                 raise InvalidParameter("out", out, f"holds id {abbreviated(task['key'])!r} certified with {k} = "
                                                    f"{abbreviated(stored.get(k, ''))!r}, the input now says "
-                                                   f"{abbreviated(merged.get(k, ''))!r}: use a new --out, or delete "
-                                                   "that line to certify it again")
+                                                   f"{abbreviated(now)!r}: use a new --out, or delete that line to "
+                                                   "certify it again")
 
 
 def _same_file(a, b) -> bool:

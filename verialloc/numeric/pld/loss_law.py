@@ -22,7 +22,7 @@ from ...mechanisms.base import mpq
 _U = np.finfo(np.float64).eps / 2
 #: smallest positive float64: values in the subnormal range keep only an absolute accuracy
 _TINY = np.finfo(np.float64).smallest_subnormal
-#: most digits for a loss ln P/Q of a non-rational pair (doubling from 40 until two precisions agree)
+#: most digits for a loss ln P/Q of a non-rational pair (doubling from 40 until every loss is resolved)
 MAX_LOSS_DIGITS = 2560
 
 
@@ -293,9 +293,9 @@ def _finite_loss(mech: FinitePair) -> FiniteLoss:
     Formed in mpmath from the probabilities (its exponent range is unbounded: Q_i = 1e-400 gives the finite loss
     ln(P_i·10^400)), never float(P_i)/float(Q_i) before the log; P_i ≈ Q_i cancels, so a rational pair takes
     log1p of the exact P_i/Q_i − 1, and any other pair is recomputed at doubled precision until each loss is
-    resolved (ln P − ln Q at 40 digits was 1 ulp low at ℓ = 5e-26, and 0 for randomized response at ε0 = 1e-300). Masses are rounded to float64
-    separately (a mass below the float64 range becomes 0.0 on an atom whose loss stays finite). Outcomes with
-    P_i = Q_i = 0 are dropped.
+    resolved (ln P − ln Q at 40 digits was 1 ulp low at ℓ = 5e-26, and 0 for randomized response at
+    ε0 = 1e-300). Masses are rounded to float64 separately (a mass below the float64 range becomes 0.0 on an atom
+    whose loss stays finite). Outcomes with P_i = Q_i = 0 are dropped.
     """
     import mpmath as mp
     exact = mech.exact_probabilities()
