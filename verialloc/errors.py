@@ -4,6 +4,15 @@ Every message names the parameter and its valid range, so the CLI can print it a
 """
 
 
+#: longest value text shown in a message (a 400-digit integer is cut, with its length)
+MAX_SHOWN = 200
+
+
+def _shown(value) -> str:
+    text = str(value)
+    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + f"... ({len(text)} characters)"
+
+
 class VeriallocError(Exception):
     """Base class of all verialloc errors."""
 
@@ -13,7 +22,7 @@ class InvalidParameter(VeriallocError, ValueError):
 
     def __init__(self, name: str, value, valid: str):
         self.name, self.value, self.valid = name, value, valid
-        super().__init__(f"{name}={value!s} is invalid: {valid}")
+        super().__init__(f"{name}={_shown(value)} is invalid: {valid}")
 
 
 class UnsupportedRequest(VeriallocError, ValueError):
@@ -21,7 +30,7 @@ class UnsupportedRequest(VeriallocError, ValueError):
 
     def __init__(self, name: str, value, supported: str):
         self.name, self.value, self.supported = name, value, supported
-        super().__init__(f"{name}={value!s} is not supported here: {supported}")
+        super().__init__(f"{name}={_shown(value)} is not supported here: {supported}")
 
 
 class UsageError(VeriallocError, ValueError):

@@ -1,7 +1,9 @@
 """JSON from users, read without the silent changes `json.loads` makes: a repeated key (json keeps the last), a
-number beyond float64 (1e-400 becomes 0.0, 1e400 becomes inf), NaN and Infinity (not JSON). Each is refused;
-so are nesting too deep for the parser and integers of more than 4300 digits. A leading UTF-8 byte-order mark
-(Windows editors write one) is dropped by `decode`.
+number rounded to float64 (0.10000000000000000001 becomes 0.1, 1e-400 becomes 0.0, 1e400 becomes inf), NaN and
+Infinity (not JSON). With `exact=True` a number with a fraction or exponent is kept as its text (read exactly
+later, as the same text given as a flag would be); otherwise one beyond float64 is refused. Repeated keys, NaN,
+Infinity, nesting too deep for the parser and integers of more than 4300 digits are refused. A leading UTF-8
+byte-order mark (Windows editors write one) is dropped by `decode`.
 """
 from __future__ import annotations
 
@@ -41,12 +43,12 @@ def decode(data: bytes) -> str:
     return data.decode("utf-8-sig")
 
 
-def loads(text: str, name: str, shown, rule: str):
-    """The JSON value of `text`; anything `json` refuses or would silently change raises
-    InvalidParameter(name, shown, f"{rule} (reason)")."""
+def loads(text: str, name: str, shown, rule: str, *, exact: bool = False):
+    """The JSON value of `text` (numbers with a fraction or exponent as their text when `exact`); anything `json`
+    refuses or would silently change raises InvalidParameter(name, shown, f"{rule} (reason)")."""
     try:
-        return json.loads(text.removeprefix("\ufeff"), object_pairs_hook=_unique_keys, parse_float=_finite_float,
-                          parse_constant=_constant)
+        return json.loads(text.removeprefix("\ufeff"), object_pairs_hook=_unique_keys,
+                          parse_float=str if exact else _finite_float, parse_constant=_constant)
     except _Refused as exc:
         reason = str(exc)
     except json.JSONDecodeError as exc:

@@ -97,6 +97,21 @@ def test_flags_and_config_file_print_the_same(capsys, tmp_path, kind, data, quer
     assert by_file == by_flags
 
 
+@pytest.mark.parametrize("kind", ["json", "toml"])
+@pytest.mark.parametrize("text, exact", [("0.10000000000000000001", "10000000000000000001/100000000000000000000"),
+                                         ("1.5e-400", "3/" + "2" + "0" * 400)])
+def test_a_number_in_a_file_keeps_every_digit(capsys, tmp_path, kind, text, exact):
+    """A bare number in JSON or TOML is read as written, as the flag would be: `0.10000000000000000001` was 0.1 and
+    TOML's 1e-400 was 0.0 through float64 (hostile-user finding, #14)."""
+    path = tmp_path / f"run.{kind}"
+    path.write_text('{"mechanism": "gaussian", "sigma": %s, "steps": 1}' % text if kind == "json"
+                    else f'mechanism = "gaussian"\nsigma = {text}\nsteps = 1\n')
+    query = ["rdp", "--alpha", "2", "--json"]
+    by_file = json.loads(run_ok(capsys, query + ["--config", str(path)]))
+    assert by_file["params"]["sigma"] == exact
+    assert by_file == json.loads(run_ok(capsys, query + ["--mechanism", "gaussian", "--sigma", text, "--steps", "1"]))
+
+
 @pytest.mark.parametrize("pair_value", [
     PAIR,                                                  # a TOML/JSON table
     json.dumps(PAIR),                                      # an inline JSON object string
@@ -259,8 +274,8 @@ HOSTILE_TEXT = [
     ("c.json", GAUSS_JSON % '{"a": 1}', "sigma", "a number"),
     ("c.json", GAUSS_JSON % "NaN", "config", "NaN is not a JSON number"),
     ("c.json", GAUSS_JSON % "-Infinity", "config", "-Infinity is not a JSON number"),
-    ("c.json", GAUSS_JSON % "1e400", "config", "the number 1e400 is beyond float64"),
-    ("c.json", GAUSS_JSON % "-1e-400", "config", "the number -1e-400 is beyond float64"),  # not a silent 0
+    ("c.json", GAUSS_JSON % "-1e-400", "sigma", "> 0"),  # read as written: not a silent 0
+    ("c.toml", 'mechanism = "gaussian"\nsigma = -1e-400\nsteps = 1\n', "sigma", "> 0"),
     ("c.json", '{"mechanism": "gaussian", "sigma": 1, "sigma": 2, "steps": 1}', "config", "'sigma' appears twice"),
     ("c.toml", 'mechanism = "gaussian"\nsigma = nan\nsteps = 1\n', "sigma", "finite real number"),
     ("c.toml", 'mechanism = "gaussian"\nsigma = -inf\nsteps = 1\n', "sigma", "finite real number"),
@@ -271,7 +286,7 @@ HOSTILE_TEXT = [
     ("c.json", GAUSS_JSON % "-1", "sigma", "> 0"),
     ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": ' + "9" * 5000 + "}", "config", "4300 digits"),
     ("c.toml", 'mechanism = "gaussian"\nsigma = 1\nsteps = ' + "9" * 5000 + "\n", "config", "4300 digits"),
-    ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": 1e400}', "config", "beyond float64"),
+    ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": 1e400}', "steps", "(401 characters)"),
     ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": 2.5}', "steps", "integer >= 1"),
     ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": 0}', "steps", "integer >= 1"),
     ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": 2, "k": 3}', "k", "[1, 2]"),
@@ -352,8 +367,8 @@ DISCRETE_QUERY = ["delta", "--mechanism", "discrete", "--steps", "1", "--epsilon
     ('{"p": [0.5, 0.5]}', "pair", '{"p": [...], "q": [...]}'),
     ('{"p": [0.5, 0.5], "q": [0.5, 0.5], "r": []}', "pair", '{"p": [...], "q": [...]}'),
     ('{"p": [NaN, 1], "q": [0.5, 0.5]}', "pair", "NaN is not a JSON number"),
-    ('{"p": [1e999, 1], "q": [0.5, 0.5]}', "pair", "the number 1e999 is beyond float64"),
-    ('{"p": [0.5, 0.5], "q": [1, 1e-400]}', "pair", "the number 1e-400 is beyond float64"),  # issue #10 item 7's pair
+    ('{"p": [1e999, 1], "q": [0.5, 0.5]}', "p", "sum 1.0e+999"),  # was an OverflowError in the message
+    ('{"p": [0.4, 0.5], "q": [0.5, 0.5]}', "p", "summing to 1 (within 1e-09)"),
     ('{"p": [0.5, 0.5], "q": [0.5, 0.5], "q": [1, 0]}', "pair", "the key 'q' appears twice"),
     ('{"p": ["1e-99999999", 1], "q": [0.5, 0.5]}', "p[0]", "exponent in"),
     ('{"p": [1' + "0" * 5000 + '], "q": [1]}', "pair", "4300 digits"),
@@ -367,6 +382,18 @@ def test_bad_inline_pair_exits_2(capsys, text, key, valid):
     line = one_error_line(capsys, DISCRETE_QUERY + ["--pair", text])
     assert line.startswith(f"verialloc: error: {key}="), line
     assert valid in line, line
+
+
+def test_inline_pair_numbers_are_exact_and_renormalization_is_shown(capsys):
+    """Issue #10 item 7's pair with bare JSON numbers: q = [1, 1e-400] is read exactly (it was refused as beyond
+    float64), divided by its sum 1 + 1e-400, and the output names that sum. True ε = ln(0.5·10⁴⁰⁰) + ln(0.8)."""
+    import mpmath as mp
+    out = json.loads(run_ok(capsys, ["epsilon", "--mechanism", "discrete", "--pair", '{"p": [0.5, 0.5], "q": [1, 1e-400]}',
+                                     "--steps", "1", "--delta", "0.1", "--direction", "remove", "--json"]))
+    assert out["params"]["q_given_sum"] == "1" + "0" * 399 + "1/1" + "0" * 400
+    with mp.workdps(30):
+        truth = mp.log(mp.mpf("0.5e400")) + mp.log(mp.mpf("0.8")) + mp.log1p(mp.mpf("1e-400"))
+        assert out["error_kind"] == "exact" and out["lower"] == out["upper"] == mp.nstr(truth, 12)  # to nearest
 
 
 def test_inline_pair_is_bounded_by_the_pair_file_limit(capsys):

@@ -7,7 +7,9 @@ One schema for every command that takes a configuration (rdp, delta, epsilon, ce
                                      file of at most 10 MB)
     steps (required), scheme, k, epochs, rate
 The file holds the configuration only; the query (ε, δ, α, direction, method and its flags) stays on the command line.
-Unknown keys, unparseable files and bad values raise InvalidParameter naming the key.
+Unknown keys, unparseable files and bad values raise InvalidParameter naming the key. A number is read as the text
+it is written with (JSON and TOML alike), so `sigma = 0.10000000000000000001` or `1e-400` means exactly that, as the
+same text given as a flag would.
 
 `flag_values` turns a file's keys into the text the matching command-line flags would carry (ints as written, floats
 through their shortest repr), and `config_from_values` builds the Config from either: the CLI's flags and a config
@@ -54,7 +56,7 @@ def read_mapping(path) -> dict:
         raise InvalidParameter("config", path, "must be a .json or .toml file")
     text = read_limited(p, "config")  # a regular file of at most 10 MB, never an unbounded read
     if kind == ".json":
-        data = json_input.loads(text, "config", path, "must be a readable JSON file")
+        data = json_input.loads(text, "config", path, "must be a readable JSON file", exact=True)
     else:
         data = _toml(text, path)
     if not isinstance(data, dict):
@@ -64,7 +66,7 @@ def read_mapping(path) -> dict:
 
 def _toml(text: str, path) -> dict:
     try:
-        return tomllib.loads(text)
+        return tomllib.loads(text, parse_float=str)  # a float as its text: read exactly, like a flag
     except (tomllib.TOMLDecodeError, RecursionError) as exc:
         raise InvalidParameter("config", path, f"must be a readable TOML file ({type(exc).__name__}: "
                                                f"{abbreviated(str(exc), 200)})") from None
@@ -137,8 +139,9 @@ def _owner(param: str) -> str:
 
 
 def _number_text(name: str, value) -> str:
-    """A file's number as the text a flag would carry: ints as written, floats through their shortest repr (0.8 ->
-    "0.8"; nan, inf -> "nan", "inf", refused by the validation that follows), strings unchanged."""
+    """A file's number as the text a flag would carry: ints as written, other numbers as their text (the parsers
+    keep it; a float from a caller's mapping through its shortest repr; nan, inf are refused by the validation
+    that follows), strings unchanged."""
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise InvalidParameter(name, abbreviated(value), "must be a number or a decimal/p-q string")
     if isinstance(value, str):

@@ -110,14 +110,15 @@ class DiscretePair(FinitePair):
     """Any finite pair; P may put mass where Q has none (then the remove loss has an atom at +inf).
 
     Entries are read exactly (floats through their shortest repr, strings like "1/3" exactly).
-    A vector whose sum is within 1e-9 of 1 is renormalized to sum exactly to 1.
+    A vector whose sum is within SUM_TOLERANCE of 1 (rounded decimals: 0.333333333 × 3) is divided by its sum; the
+    pair then describes itself with the sum it was given (`p_given_sum`), so every report shows the change.
     """
 
     name = "discrete"
 
     def __init__(self, p, q):
-        self.p = _probability_vector("p", p)
-        self.q = _probability_vector("q", q)
+        (self.p, p_sum), (self.q, q_sum) = _probability_vector("p", p), _probability_vector("q", q)
+        self.given_sums = {name: total for name, total in (("p", p_sum), ("q", q_sum)) if total != 1}
         if len(self.p) != len(self.q):
             raise InvalidParameter("q", f"length {len(self.q)}", f"must have the same length as p ({len(self.p)})")
 
@@ -144,7 +145,7 @@ class DiscretePair(FinitePair):
 
     @classmethod
     def _from_text(cls, text: str, shown) -> "DiscretePair":
-        return cls._from_data(json_input.loads(text, "pair", shown, PAIR_FORMAT), shown)
+        return cls._from_data(json_input.loads(text, "pair", shown, PAIR_FORMAT, exact=True), shown)
 
     @classmethod
     def _from_data(cls, data, shown) -> "DiscretePair":
@@ -153,7 +154,9 @@ class DiscretePair(FinitePair):
         return cls(data["p"], data["q"])
 
     def params(self) -> dict[str, str]:
-        return {"p": "[" + ", ".join(map(str, self.p)) + "]", "q": "[" + ", ".join(map(str, self.q)) + "]"}
+        out = {"p": "[" + ", ".join(map(str, self.p)) + "]", "q": "[" + ", ".join(map(str, self.q)) + "]"}
+        out.update({f"{name}_given_sum": str(total) for name, total in self.given_sums.items()})
+        return out
 
     def exact_probabilities(self):
         return list(self.p), list(self.q)
@@ -199,7 +202,12 @@ def read_limited(path, name: str, limit: int = MAX_PAIR_BYTES) -> str:
         raise InvalidParameter(name, path, f"must be UTF-8 text (byte {exc.start} is not)") from None
 
 
-def _probability_vector(name: str, values) -> tuple[Fraction, ...]:
+#: largest |sum − 1| of a probability vector that is renormalized (DiscretePair) rather than refused
+SUM_TOLERANCE = Fraction(1, 10**9)
+
+
+def _probability_vector(name: str, values) -> tuple[tuple[Fraction, ...], Fraction]:
+    """The vector divided by its sum, and the sum it was given."""
     rule = "must be a non-empty list of probabilities >= 0 summing to 1"
     if not isinstance(values, (list, tuple)) or not values:
         raise InvalidParameter(name, abbreviated(values), rule)
@@ -215,6 +223,6 @@ def _probability_vector(name: str, values) -> tuple[Fraction, ...]:
             raise InvalidParameter(f"{name}[{i}]", v, "must be >= 0")
         vec.append(x)
     total = sum(vec)
-    if abs(total - 1) > Fraction(1, 10**9):
-        raise InvalidParameter(name, f"sum {float(total)!r}", rule)
-    return tuple(x / total for x in vec)
+    if abs(total - 1) > SUM_TOLERANCE:
+        raise InvalidParameter(name, "sum " + mp.nstr(mpq(total), 10), rule + f" (within {float(SUM_TOLERANCE):g})")
+    return tuple(x / total for x in vec), total
