@@ -112,12 +112,12 @@ def test_discrete_pair_exact_reading():
 
 def test_renormalized_pair_names_the_sum_it_was_given():
     """A vector within 1e-9 of summing to 1 is divided by its sum, and the pair says so (it changed silently)."""
-    pair = DiscretePair(["0.333333333"] * 3, [0.5, 0.5])
+    pair = DiscretePair(["0.333333333"] * 3, [0.5, 0.25, 0.25])
     assert pair.p == (Fraction(1, 3),) * 3
     assert pair.params()["p_given_sum"] == "999999999/1000000000" and "q_given_sum" not in pair.params()
-    assert "p_given_sum" not in DiscretePair(["1/3"] * 3, [0.5, 0.5]).params()
+    assert "p_given_sum" not in DiscretePair(["1/3"] * 3, [0.5, 0.25, 0.25]).params()
     with pytest.raises(InvalidParameter, match="within 1e-09"):
-        DiscretePair(["0.33333333"] * 3, [0.5, 0.5])  # 1e-8 off
+        DiscretePair(["0.33333333"] * 3, [0.5, 0.25, 0.25])  # 1e-8 off
 
 
 @pytest.mark.parametrize("p,q,name", [
