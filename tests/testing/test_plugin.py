@@ -177,7 +177,9 @@ def test_the_option_is_in_the_help(pytester):
     (dict(delta=1e-5, claim="estimate", max_loose=0.1), "max_loose", "an estimate takes tolerance="),
     (dict(delta=1e-5, tolerance=0.1), "tolerance", "an upper or lower claim takes max_loose="),
     (dict(delta=1e-5, rtol=-1e-12), "rtol", "must be a finite number >= 0"),
-    (dict(delta=1e-5, rtol=None), "rtol", "must be a finite number >= 0"),
+    (dict(delta=1e-5, rtol=None), "rtol", "must lie in [0, 1e-06]"),
+    (dict(delta=1e-5, rtol=10), "rtol", "must lie in [0, 1e-06]"),  # rtol=10 passed 0.1 against a certified 4.377
+    (dict(delta=1e-5, budget=0), "budget", "seconds > 0"),
     (dict(delta=1e-5, pld_settings={"loss_step": 1e-3}), "pld_settings", "Settings or None"),
     (dict(delta=1e-5, references=[]), "references", "must be a dict"),
     (dict(delta=1e-5, epsilon=1), "epsilon", "pass exactly one of epsilon="),
@@ -403,3 +405,12 @@ def test_assert_sound_names_bad_arguments_and_returns():
         assert_sound_lower(lambda c, **k: "0.1", rr, delta=0.1)
     with pytest.raises(AssertionError, match=r"returned 1.5 for delta\(epsilon=0.5\).*delta\(epsilon\) in \[0, 1\]"):
         assert_sound_upper(lambda c, **k: 1.5, rr, epsilon=0.5)
+
+
+def test_a_reference_beyond_the_budget_is_refused_before_it_starts():
+    """The exact ε search at Gaussian t = 3 is estimated at minutes: with budget=1 it is refused at once (the
+    fixture had no bound on the reference's time)."""
+    from verialloc.cost import BudgetExceeded
+    with pytest.raises(BudgetExceeded, match="budget"):
+        check_accountant(lambda config, delta, direction: 1.0, Config(Gaussian(1), steps=3), delta=1e-5,
+                         method="exact", budget=1)

@@ -196,6 +196,8 @@ def _step(event, relation) -> tuple[Config, int]:
 
 
 def _composed(event: dpe.ComposedDpEvent, relation) -> tuple[Config, int]:
+    if not isinstance(event.events, (list, tuple)):
+        raise InvalidParameter("ComposedDpEvent.events", abbreviated(event.events), "must be a list of DpEvents")
     parts = [(e, *_step(e, relation)) for e in event.events if not isinstance(e, dpe.NoOpDpEvent)]
     if not parts:
         raise UnsupportedRequest("ComposedDpEvent.events", "[]", "needs at least one event with a privacy cost")

@@ -50,10 +50,12 @@ def assert_same_pld(a: PLD, b: PLD, tol: float = 1e-13, loss_atol: float = 1e-12
 
 # --- soundness of other accountants -------------------------------------------------------------------
 def reference(config: Config, *, epsilon=None, delta=None, direction: str = "remove", digits: int = 20,
-              method: str = "auto", pld_settings=None) -> Bracket:
+              method: str = "auto", pld_settings=None, budget=None) -> Bracket:
     """verialloc's reference Bracket for δ(ε) or ε(δ): method "exact", "pld", or "auto" (exact when the exact
-    layer serves the request, else pld); a Bracket passed as `method` is returned as is (precomputed).
-    `pld_settings`: a `numeric.pld.pld_accountant.Settings` for the pld method."""
+    layer serves the request within `budget`, else pld); a Bracket passed as `method` is returned as is
+    (precomputed). `pld_settings`: a `numeric.pld.pld_accountant.Settings` for the pld method; `budget`: seconds
+    (or a `cost.Budget`) a method may take, estimated before it starts (a request beyond it raises
+    `cost.BudgetExceeded`)."""
     from .. import api  # late import: api imports every method module
 
     if isinstance(method, Bracket):
@@ -65,12 +67,12 @@ def reference(config: Config, *, epsilon=None, delta=None, direction: str = "rem
     d = check_direction(direction)
     if method in ("auto", "exact"):
         try:
-            return ask(config, value, direction=d, method="exact", digits=digits)
+            return ask(config, value, direction=d, method="exact", digits=digits, budget=budget)
         except UnsupportedRequest:
             if method == "exact":
                 raise
     options = {} if pld_settings is None else {"settings": pld_settings}
-    return ask(config, value, direction=d, method="pld", digits=digits, **options)
+    return ask(config, value, direction=d, method="pld", digits=digits, budget=budget, **options)
 
 
 def assert_sound_upper(fn, config: Config, *, epsilon=None, delta=None, direction: str = "remove",

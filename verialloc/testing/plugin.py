@@ -13,7 +13,9 @@ calls `my_epsilon(config, delta=1e-5, direction="both")` once and judges the ans
 * any claim: BAD RETURN if fn returned no float (None, text, a bool, a tuple, an array, NaN; a delta outside
   [0, 1]), the message saying what it returned.
 Soundness is `assert_sound_upper` / `assert_sound_lower` (their call convention and messages); `rtol` (default
-1e-12) widens every comparison for the float64 rounding of an exact answer.
+1e-12, at most MAX_RTOL) widens every comparison for the float64 rounding of an exact answer. The reference is
+refused (`cost.BudgetExceeded`, before it starts) when its estimated time exceeds `budget` (default
+REFERENCE_BUDGET seconds). An exception raised by the accountant itself propagates unchanged, with its traceback.
 
 The plugin loads into every pytest run where verialloc is installed, so at load time it imports only pytest and
 mpmath (verialloc's own modules when a test asks); references are computed once per session and query.
@@ -29,6 +31,10 @@ import pytest
 #: reference methods of `assertions.reference` (`--verialloc-method`, `method=`)
 METHODS = ("auto", "exact", "pld")
 CLAIMS = ("upper", "lower", "estimate")
+#: largest rtol: it absorbs the float64 rounding of an answer; looseness is max_loose= / tolerance=
+MAX_RTOL = 1e-6
+#: default seconds the reference of one query may take (estimated before it starts)
+REFERENCE_BUDGET = 60
 #: keys of configuration files (certify/config_file.py) that are no Config fields: hinted at in a config dict
 FILE_KEYS = ("sigma", "scale", "eps0", "pair")
 _REFERENCES = pytest.StashKey[dict]()
@@ -58,7 +64,8 @@ def verialloc_check(request):
 
 def check_accountant(fn, config, *, epsilon=None, delta=None, claim: str = "upper", direction: str = "both",
                      method: str = "auto", max_loose: float | None = None, tolerance: float | None = None,
-                     rtol: float = 1e-12, pld_settings=None, references: dict | None = None, **kwargs):
+                     rtol: float = 1e-12, pld_settings=None, references: dict | None = None,
+                     budget=REFERENCE_BUDGET, **kwargs):
     """Check `fn`'s answer to one query against verialloc's reference (module docstring); returns the reference
     Bracket, raises AssertionError (UNSAFE / LOOSE / OUTSIDE, or BAD RETURN when fn returns no float: None, text,
     a bool, a tuple, an array, NaN, a delta outside [0, 1]) otherwise. Bad arguments (a non-callable fn, an
@@ -67,13 +74,13 @@ def check_accountant(fn, config, *, epsilon=None, delta=None, claim: str = "uppe
     Pass exactly one of `epsilon` (fn returns δ(ε)) or `delta` (fn returns ε(δ)); fn is called once as
     fn(config, epsilon=… | delta=…, direction=…, **kwargs). `config`: a `verialloc.Config` or a dict of its fields.
     `method`: "auto" | "exact" | "pld"; `pld_settings` refines the pld reference; `references`: a dict caching
-    the references across calls (the fixture's lasts the session).
+    the references across calls (the fixture's lasts the session); `budget`: seconds the reference may take.
     """
     __tracebackhide__ = True
     from . import assertions
 
     config, quantity, value, exact = _inputs(fn, config, epsilon, delta, claim, direction, method, max_loose,
-                                             tolerance, rtol, pld_settings, references)
+                                             tolerance, rtol, pld_settings, references, budget)
     given = "epsilon" if quantity == "delta" else "delta"
     raw = fn(config, **{given: value}, direction=direction, **kwargs)
     claimed, returned = assertions._claim_of(raw, quantity)
@@ -85,7 +92,7 @@ def check_accountant(fn, config, *, epsilon=None, delta=None, claim: str = "uppe
     cache = {} if references is None else references
     if key not in cache:
         cache[key] = assertions.reference(config, epsilon=epsilon, delta=delta, direction=direction, method=method,
-                                          pld_settings=pld_settings)
+                                          pld_settings=pld_settings, budget=budget)
     ref = cache[key]
     kind = "an estimate" if claim == "estimate" else f"a{'n' * (claim == 'upper')} {claim} bound"
     query = (f"{_name(fn)} claimed {quantity}({given}={value}) = {raw!r} as {kind} [direction={direction}] "
@@ -112,9 +119,10 @@ def check_accountant(fn, config, *, epsilon=None, delta=None, claim: str = "uppe
 
 
 def _inputs(fn, config, epsilon, delta, claim, direction, method, max_loose, tolerance, rtol, pld_settings,
-            references):
+            references, budget):
     """(Config, quantity, value, its exact Fraction) after checking the arguments, before the accountant runs:
     InvalidParameter naming the argument and what is valid."""
+    from ..cost import Budget
     from ..errors import InvalidParameter
     from ..numeric.pld.pld_accountant import Settings
     from ..validation import abbreviated, direction as check_direction, open_unit, real
@@ -132,8 +140,10 @@ def _inputs(fn, config, epsilon, delta, claim, direction, method, max_loose, tol
         number = isinstance(x, (int, float)) and not isinstance(x, bool)
         if x is not None and not (number and math.isfinite(x) and x >= 0):
             raise InvalidParameter(name, abbreviated(x), "must be a finite number >= 0")
-    if rtol is None:
-        raise InvalidParameter("rtol", None, "must be a finite number >= 0")
+    if rtol is None or rtol > MAX_RTOL:
+        raise InvalidParameter("rtol", abbreviated(rtol), f"must lie in [0, {MAX_RTOL:g}]: it absorbs the float64 "
+                                                          "rounding of an answer; looseness is max_loose= / tolerance=")
+    Budget.of(budget)
     if max_loose is not None and claim == "estimate":
         raise InvalidParameter("max_loose", max_loose, "applies to upper and lower claims; an estimate takes "
                                                        "tolerance=")
