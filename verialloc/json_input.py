@@ -7,6 +7,7 @@ byte-order mark (Windows editors write one) is dropped by `decode`.
 """
 from __future__ import annotations
 
+import codecs
 import json
 import math
 
@@ -41,6 +42,19 @@ def _constant(text: str):
 def decode(data: bytes) -> str:
     """UTF-8 text of `data` without a leading byte-order mark (UnicodeDecodeError as `bytes.decode`)."""
     return data.decode("utf-8-sig")
+
+
+#: byte-order marks of the encodings editors save in besides UTF-8 (UTF-32 first: its LE mark starts with UTF-16's)
+_OTHER_MARKS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"), (codecs.BOM_UTF16_LE, "UTF-16"),
+                (codecs.BOM_UTF16_BE, "UTF-16"))
+
+
+def not_utf8(data: bytes, exc: UnicodeDecodeError) -> str:
+    """Why `data` is not UTF-8, for a message: the encoding its byte-order mark names, else the first bad byte."""
+    for mark, encoding in _OTHER_MARKS:
+        if data.startswith(mark):
+            return f"must be UTF-8 text: it is {encoding} (its byte-order mark says so); save it as UTF-8"
+    return f"must be UTF-8 text (byte {exc.start} is not)"
 
 
 def loads(text: str, name: str, shown, rule: str, *, exact: bool = False):

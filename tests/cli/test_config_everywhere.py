@@ -288,6 +288,10 @@ HOSTILE_TEXT = [
     ("c.toml", 'mechanism = "gaussian"\nsigma = 1\nsteps = ' + "9" * 5000 + "\n", "config", "4300 digits"),
     ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": 1e400}', "steps", "(401 characters)"),
     ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": 2.5}', "steps", "integer >= 1"),
+    ("c.toml", 'mechanism = "gaussian"\nsigma = 1979-05-27T07:32:00Z\nsteps = 1\n', "sigma",
+     "1979-05-27T07:32:00+00:00 (a TOML date/time)"),  # was datetime.datetime(1979, 5, ...
+    ("c.toml", 'mechanism = "gaussian"\nsigma = 1\nsteps = 1\n[run]\nk = 2\n', "run", "(a table/object) is invalid"),
+    ("c.json", '{"mechanism": "gaussian", "sigma": [1], "steps": 1}', "sigma", "(an array) is invalid"),
     ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": 0}', "steps", "integer >= 1"),
     ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": 2, "k": 3}', "k", "[1, 2]"),
     ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": 2, "epochs": "1/2"}', "epochs", "integer >= 1"),
@@ -376,7 +380,7 @@ DISCRETE_QUERY = ["delta", "--mechanism", "discrete", "--steps", "1", "--epsilon
     ('{"p": [0.5, 0.5], "q": [1]}', "q", "same length"),
     ('{"p": "ab", "q": [1]}', "p", "non-empty list"),
     ("{" + "[" * 100_000, "pair", "JSON object"),
-    ("[0.5, 0.5]", "pair", "readable file"),  # not an object: read as a path
+    ("[0.5, 0.5]", "pair", '{"p": [...], "q": [...]}'),  # a JSON array: was "must be a readable file"
 ])
 def test_bad_inline_pair_exits_2(capsys, text, key, valid):
     line = one_error_line(capsys, DISCRETE_QUERY + ["--pair", text])
@@ -394,6 +398,19 @@ def test_inline_pair_numbers_are_exact_and_renormalization_is_shown(capsys):
     with mp.workdps(30):
         truth = mp.log(mp.mpf("0.5e400")) + mp.log(mp.mpf("0.8")) + mp.log1p(mp.mpf("1e-400"))
         assert out["error_kind"] == "exact" and out["lower"] == out["upper"] == mp.nstr(truth, 12)  # to nearest
+
+
+@pytest.mark.parametrize("encoding, name", [("utf-16", "UTF-16"), ("utf-32", "UTF-32")])
+@pytest.mark.parametrize("kind", ["toml", "json", "pair"])
+def test_a_file_in_another_unicode_encoding_is_named(capsys, tmp_path, encoding, name, kind):
+    """UTF-16/32 files (Windows editors) were refused as 'byte 0 is not UTF-8'; the message names the encoding."""
+    text = {"toml": 'mechanism = "gaussian"\nsigma = 1\nsteps = 1\n', "json": GAUSS_JSON % "1",
+            "pair": '{"p": [1], "q": [1]}'}[kind]
+    path = tmp_path / f"c.{'json' if kind == 'pair' else kind}"
+    path.write_bytes(text.encode(encoding))  # Python writes the byte-order mark
+    argv = (DISCRETE_QUERY + ["--pair", str(path)]) if kind == "pair" else ["delta", "--config", str(path), "--epsilon", "1"]
+    line = one_error_line(capsys, argv)
+    assert f"it is {name}" in line and "save it as UTF-8" in line, line
 
 
 def test_inline_pair_is_bounded_by_the_pair_file_limit(capsys):

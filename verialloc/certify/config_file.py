@@ -17,6 +17,7 @@ file go through the same validation.
 """
 from __future__ import annotations
 
+import datetime
 import tomllib
 from pathlib import Path
 
@@ -81,18 +82,18 @@ def flag_values(data: dict) -> dict:
         if key not in KEYS:
             hint = (f"{key} belongs to the query: give it on the command line" if key in QUERY_KEYS
                     else "unknown configuration key")
-            raise InvalidParameter(str(key), abbreviated(data[key]), f"{hint}; configuration keys: " + ", ".join(KEYS))
+            raise InvalidParameter(str(key), _shown(data[key]), f"{hint}; configuration keys: " + ", ".join(KEYS))
     out = {}
     for key, value in data.items():
         if key in ("mechanism", "scheme"):
             if not isinstance(value, str):
                 choices = MECHANISMS if key == "mechanism" else SCHEMES
-                raise InvalidParameter(key, abbreviated(value), "must be a string, one of " + "|".join(choices))
+                raise InvalidParameter(key, _shown(value), "must be a string, one of " + "|".join(choices))
             out[key] = value
         elif key == "pair":
             if not isinstance(value, (str, dict)):
-                raise InvalidParameter("pair", abbreviated(value), '{p = [...], q = [...]}, an inline JSON object '
-                                                                   'string or the path of a JSON file')
+                raise InvalidParameter("pair", _shown(value), '{p = [...], q = [...]}, an inline JSON object '
+                                                              'string or the path of a JSON file')
             out[key] = value
         else:
             out[key] = _number_text(key, value)
@@ -138,12 +139,23 @@ def _owner(param: str) -> str:
     return next(name for name, (_, p) in MECHANISMS.items() if p == param)
 
 
+def _shown(value) -> str:
+    """A file's value as an error line shows it: tables, arrays and TOML dates by kind, not by Python repr."""
+    if isinstance(value, dict):
+        return "(a table/object)"
+    if isinstance(value, list):
+        return "(an array)"
+    if isinstance(value, (datetime.date, datetime.time)):  # datetime is a date
+        return f"{value.isoformat()} (a TOML date/time)"
+    return abbreviated(value)
+
+
 def _number_text(name: str, value) -> str:
     """A file's number as the text a flag would carry: ints as written, other numbers as their text (the parsers
     keep it; a float from a caller's mapping through its shortest repr; nan, inf are refused by the validation
     that follows), strings unchanged."""
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise InvalidParameter(name, abbreviated(value), "must be a number or a decimal/p-q string")
+        raise InvalidParameter(name, _shown(value), "must be a number or a decimal/p-q string")
     if isinstance(value, str):
         check_number_text(name, value)
         return value

@@ -136,6 +136,8 @@ class DiscretePair(FinitePair):
             return cls._from_data(value, abbreviated(value))
         if not isinstance(value, str):
             raise InvalidParameter("pair", abbreviated(value), PAIR_FORMAT + " or the path of such a JSON file")
+        if value.lstrip().startswith("[") and not Path(value).exists():
+            raise InvalidParameter("pair", abbreviated(value), PAIR_FORMAT)  # a JSON array, not a file name
         if not value.lstrip().startswith("{"):
             return cls.from_json(value)
         size = len(value.encode("utf-8", "surrogatepass"))
@@ -199,7 +201,7 @@ def read_limited(path, name: str, limit: int = MAX_PAIR_BYTES) -> str:
     try:
         return json_input.decode(data)
     except UnicodeDecodeError as exc:
-        raise InvalidParameter(name, path, f"must be UTF-8 text (byte {exc.start} is not)") from None
+        raise InvalidParameter(name, path, json_input.not_utf8(data, exc)) from None
 
 
 #: largest |sum − 1| of a probability vector that is renormalized (DiscretePair) rather than refused
