@@ -495,3 +495,16 @@ def test_invalid_parameters(call, name):
     with pytest.raises(InvalidParameter) as info:
         call()
     assert info.value.name == name
+
+
+@pytest.mark.parametrize("query, value, sigma", [("delta", 1, "1/1000"), ("epsilon", "1e-5", "1/1000"),
+                                                 ("epsilon", "1e-5", "1/30")])
+def test_unresolved_quadrature_is_refused_not_returned(query, value, sigma):
+    """At small σ the t = 2 integrand is too sharp: δ(1) came out as 1.22 ± 20 (clipped to the bracket [0, 1]) and
+    ε(1e-5) as [0, 20942] at σ = 1/1000, [0, 547] (add) at σ = 1/30, all labelled quadrature. A bracket that wide
+    is no answer: the exact method refuses and names pld (#14)."""
+    from verialloc import api
+    from verialloc.config import Config
+    with pytest.raises(UnsupportedRequest, match="pld") as info:
+        getattr(api, query)(Config(Gaussian(sigma), steps=2), value, method="exact", budget=300)
+    assert info.value.name == "method"

@@ -28,6 +28,9 @@ GUARD = 15
 METHOD = "exact"
 #: working digits the Gaussian composition route never exceeds (F13 cancellation, see _gaussian_delta_settled)
 MAX_WORKING_DIGITS = 4000
+#: widest quadrature answer returned (relative to δ, or to max(ε, 1)): a wider one is no answer (σ = 1/1000 at t = 2
+#: gave δ = 1.22 ± 20 and ε ∈ [0, 20942]); the request is refused naming the methods that serve it
+UNRESOLVED = mp.mpf("1e-3")
 
 
 def delta(config: Config, epsilon, direction: str = "both", digits: int = 30) -> Bracket:
@@ -112,6 +115,7 @@ def _delta_one(config: Config, eps: Fraction, d: str, digits: int) -> Bracket:
             v = _gaussian_delta_settled(config, e, digits)
             return Bracket("delta", v, v, METHOD, d, details={"route": "gaussian composition (F13)"})
         value, err = _quadrature_delta(config, eps, d, digits)
+        _check_resolved(config, "delta", value, err, abs(value))
         lo, hi = max(value - err, max(mp.mpf(0), -mp.expm1(e))), min(value + err, mp.mpf(1))
         return Bracket("delta", lo, hi, METHOD, d, "quadrature", {"estimate": value, "error": err})
 
@@ -128,7 +132,17 @@ def _epsilon_one(config: Config, target: Fraction, d: str, digits: int) -> Brack
                                    mp.mpf(target.numerator) / target.denominator)
             return Bracket("epsilon", v, v, METHOD, d, details={"route": "gaussian composition (F13)"})
         lo, hi = _quadrature_epsilon(config, target, d, digits)
+        _check_resolved(config, "epsilon", (lo + hi) / 2, (hi - lo) / 2, max(abs(hi), 1))
         return Bracket("epsilon", lo, hi, METHOD, d, "quadrature")
+
+
+def _check_resolved(config: Config, quantity: str, value, err, scale) -> None:
+    """UnsupportedRequest when the quadrature's estimated error exceeds UNRESOLVED × scale."""
+    if err > UNRESOLVED * scale:
+        raise UnsupportedRequest("method", METHOD, f"the quadrature did not resolve {quantity} of "
+                                                   f"{config.mechanism!r} at steps={config.steps} (estimate "
+                                                   f"{mp.nstr(value, 6)} ± {mp.nstr(err, 3)}): small noise makes "
+                                                   "its integrand too sharp; use --method pld or best")
 
 
 def _quadrature_route(config: Config) -> str:

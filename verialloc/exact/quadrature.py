@@ -324,7 +324,8 @@ def _verify(evaluate, target, seen: dict, lo, hi) -> tuple:
             break
         w *= 8
     if lower is None or upper is None:
-        raise VeriallocError("could not verify an ε bracket: the quadrature error is too large; raise digits")
+        raise UnsupportedRequest("method", "exact", "the quadrature error is too large to bracket ε (small noise makes "
+                                                    "its integrand too sharp): raise --digits or use --method pld or best")
     return lower, upper
 
 
