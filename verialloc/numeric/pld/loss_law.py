@@ -105,8 +105,18 @@ class GaussianLoss(LossLaw):
     eval_abs = 1e-310
 
     def __init__(self, sigma: float):
-        self.mu = 1.0 / (2.0 * sigma * sigma)
-        self.scale = np.sqrt(2.0 * self.mu)
+        self._set(1.0 / (2.0 * sigma * sigma))
+
+    @classmethod
+    def from_mu(cls, mu: float) -> "GaussianLoss":
+        """The law of μ directly (n Gaussian steps of σ composed are one of μ = n/(2σ²), F13)."""
+        law = cls.__new__(cls)
+        law._set(mu)
+        return law
+
+    def _set(self, mu: float) -> None:
+        self.mu = mu
+        self.scale = np.sqrt(2.0 * mu)
 
     def cdf_p(self, y):
         return special.ndtr((np.asarray(y, float) - self.mu) / self.scale)
@@ -279,12 +289,18 @@ def _exact_cumsum(masses: np.ndarray) -> np.ndarray:
 def loss_law(mech: Mechanism) -> LossLaw:
     """The float64 loss law of a mechanism (Gaussian and Laplace in closed form, finite pairs by atoms)."""
     if isinstance(mech, Gaussian):
-        return GaussianLoss(float(mech.sigma))
+        return gaussian_composition_law(mech, 1)
     if isinstance(mech, Laplace):
         return LaplaceLoss(float(mech.scale))
     if isinstance(mech, FinitePair):
         return _finite_loss(mech)
     raise InvalidParameter("mechanism", mech, "has no float64 loss law")
+
+
+def gaussian_composition_law(mech: Gaussian, n: int) -> GaussianLoss:
+    """The loss law of n composed steps of `mech`: one Gaussian with μ = n/(2σ²) (F13, F15), μ correctly rounded
+    from the exact rational (it was 1/(2σ²) from the rounded σ: within the 6u|z| of eval_rtol either way)."""
+    return GaussianLoss.from_mu(float(Fraction(n) / (2 * mech.sigma ** 2)))
 
 
 def _finite_loss(mech: FinitePair) -> FiniteLoss:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 import mpmath as mp
 
 from ...config import Config
+from ...mechanisms import Gaussian
 from ...errors import InternalError, InvalidParameter, UnsupportedRequest
 from ...result import Bracket, max_bracket
 from ...rounding import trivial_epsilon_lower
@@ -33,7 +34,7 @@ from .allocation.geometric import allocation_pld_geometric
 from .compose import self_compose
 from .discretize import discretize_pair
 from .grid import regrid
-from .loss_law import loss_law
+from .loss_law import gaussian_composition_law, loss_law
 from .pld import PLD
 from . import summed_gaussian
 from .subsample import SubsampledLoss
@@ -81,13 +82,19 @@ def plds(config: Config, settings: Settings = Settings(), *, epsilon_max: float 
     tick = progress or (lambda stage: None)
     notes: list[str] = []
     out: dict = {}
-    if config.scheme == "poisson":
-        sub = SubsampledLoss(law, float(config.rate)) if config.rate != 1 else law
+    every_step = config.rate == 1 if config.scheme == "poisson" else config.k == config.steps
+    composed = isinstance(config.mechanism, Gaussian) and every_step
+    if config.scheme == "poisson" or composed:
+        if composed:  # F13: t·E Gaussian steps that all hold the element are one Gaussian step of μ = tE/(2σ²)
+            sub, copies = gaussian_composition_law(config.mechanism, config.steps * config.epochs), 1
+        else:
+            sub = SubsampledLoss(law, float(config.rate)) if config.rate != 1 else law
+            copies = config.steps * config.epochs
         for d in ("remove", "add"):
             for b in ("upper", "lower"):
-                tick(f"poisson {d} {b}")
+                tick(f"{config.scheme} {d} {b}")
                 single = discretize_pair(sub, d, settings.loss_step, settings.tail, b)
-                out[d, b] = self_compose(single, config.steps * config.epochs, settings.tail, settings.loss_step)
+                out[d, b] = self_compose(single, copies, settings.tail, settings.loss_step)
         out["notes"] = notes
         return out
     k, epochs = config.k, config.epochs
@@ -96,7 +103,6 @@ def plds(config: Config, settings: Settings = Settings(), *, epsilon_max: float 
     up = allocation(law, upper_steps, epsilon_max=epsilon_max, grid_step=settings.grid_step, tail=settings.tail,
                     delta_floor=delta_floor)
     # k = t: every step holds the user, so the pair is exactly the (k·E)-fold composition — both ends from it
-    every_step = k == config.steps
     if k == 1 or every_step:
         low = up
     else:
