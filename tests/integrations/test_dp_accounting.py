@@ -376,3 +376,13 @@ def test_laplace_composition_against_dp_accounting_and_the_exact_layer():
     assert bracket.lower <= exact.upper and exact.lower <= bracket.upper
     theirs = PLDAccountant(ADD_REMOVE).compose(event).get_delta(1.0)
     assert bracket.lower <= theirs and bracket.upper <= theirs + bracket.width
+
+
+def test_rdp_accountant_on_poisson_gaussian_names_its_own_keywords():
+    """The rdp method has no add-direction Poisson RDP for a Gaussian; the error suggested `direction=remove`,
+    which VerifiedAccountant does not take (it answers for both directions). It now names method= (#14)."""
+    accountant = VerifiedAccountant(method="rdp")
+    accountant.compose(dpa.PoissonSampledDpEvent(0.01, G), 100)
+    with pytest.raises(UnsupportedRequest) as info:
+        accountant.get_epsilon(1e-5)
+    assert info.value.name == "method" and "method='pld'" in str(info.value) and "direction=remove" not in str(info.value)

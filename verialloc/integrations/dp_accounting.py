@@ -124,12 +124,22 @@ class VerifiedAccountant(PrivacyAccountant):
     def get_epsilon_bracket(self, target_delta) -> Bracket:
         """verialloc's bracket [lower, upper] for ε(δ) of the ledger, direction both."""
         open_unit("target_delta", target_delta)
-        return api.epsilon(self.config(), target_delta, method=self._method, **self._options)
+        return self._ask(api.epsilon, target_delta)
 
     def get_delta_bracket(self, target_epsilon) -> Bracket:
         """verialloc's bracket [lower, upper] for δ(ε) of the ledger, direction both."""
         real("target_epsilon", target_epsilon)
-        return api.delta(self.config(), target_epsilon, method=self._method, **self._options)
+        return self._ask(api.delta, target_epsilon)
+
+    def _ask(self, query, value) -> Bracket:
+        try:
+            return query(self.config(), value, method=self._method, **self._options)
+        except UnsupportedRequest as exc:
+            if exc.name != "direction":  # the CLI's hint (direction=remove) is no keyword of this accountant
+                raise
+            raise UnsupportedRequest("method", self._method, f"{exc.supported.split(';')[0]}, and VerifiedAccountant "
+                                     "answers for both directions (F3): use method='pld' (the default) or "
+                                     "'best'") from None
 
     def get_epsilon(self, target_delta: float) -> float:
         """The certified upper end of ε(δ), rounded up to float64; 0 while nothing has been composed.
