@@ -31,3 +31,17 @@ def test_exact_delta_is_a_probability_at_huge_epsilon(eps):
     assert 0 <= got.lower <= got.upper <= 1
     if not eps.startswith("-"):
         assert got.lower > 0  # full support: δ(ε) > 0 at every finite ε
+
+
+@pytest.mark.parametrize("sigma", ["1", "0.3"])
+@pytest.mark.parametrize("eps", ["12345678901.1", "3.3e15", "1e300"])  # not binary: no precision holds them exactly
+def test_exact_delta_reads_a_decimal_epsilon_exactly(sigma, eps):
+    """#14: ε was rounded once at digits + 15 and δ ≈ e^(−(εσ)²/2) moved by e^(−εσ²·Δε): at ε = 12345678901.1, 9 of
+    12 digits; at 1e300, δ's exponent (10^580 off). Reference: the plain F13 from the exact rationals."""
+    from fractions import Fraction
+    s, e = Fraction(sigma), Fraction(eps)
+    with mp.workdps(int(4 * mp.log10(float(e * s) + 1)) + 60):
+        sm, em = mp.mpf(s.numerator) / s.denominator, mp.mpf(e.numerator) / e.denominator
+        reference = ncdf(1 / (2 * sm) - em * sm) - mp.exp(em) * ncdf(-1 / (2 * sm) - em * sm)
+        got = api.delta(Config(Gaussian(sigma), steps=1), eps, digits=12, direction="remove")
+        assert abs(got.upper - reference) <= mp.mpf("1e-12") * reference

@@ -18,6 +18,7 @@ import mpmath as mp
 from ..config import Config
 from ..errors import UnsupportedRequest
 from ..mechanisms import ContinuousMechanism, FinitePair, Gaussian
+from ..mechanisms.base import mpq
 from ..mechanisms.gaussian import gaussian_delta
 from ..result import Bracket, max_bracket
 from ..validation import direction as check_direction, integer, open_unit, real
@@ -74,8 +75,12 @@ def _gaussian_composition_sigma(config: Config):
     return mp.mpf(config.mechanism.sigma.numerator) / config.mechanism.sigma.denominator / mp.sqrt(config.steps * config.epochs)
 
 
-def _gaussian_delta_settled(config: Config, e: mp.mpf, digits: int) -> mp.mpf:
+def _gaussian_delta_settled(config: Config, e: mp.mpf | Fraction, digits: int) -> mp.mpf:
     """F13 at σ/√(tE) and ε = e, with `digits` correct significant digits at any scale of δ.
+
+    A rational e is formed anew at each working precision: read once (at digits + GUARD), ε = 12345678901.1 was
+    off by 1e-17, which moved δ ≈ e^(−ε²/2) by a factor e^(−ε·1e-17) (9 of 12 digits right) and e^(−5e599)'s
+    exponent at ε = 1e300, and two precisions agreed on the wrong value.
 
     The two Φ terms of F13 cancel (to about log10(σ) digits at ε = 0 for large σ, log10(εσ²) for large ε),
     so the fixed working precision could return a few digits or even 0 for a δ > 0 (every finite ε has
@@ -85,7 +90,8 @@ def _gaussian_delta_settled(config: Config, e: mp.mpf, digits: int) -> mp.mpf:
     dps, previous = digits + GUARD, None
     while True:
         with mp.workdps(dps):
-            value = gaussian_delta(_gaussian_composition_sigma(config), e)
+            point = mpq(e) if isinstance(e, Fraction) else e
+            value = gaussian_delta(_gaussian_composition_sigma(config), point)
         step = dps
         if previous is not None and value and previous:
             if value == previous:
@@ -98,7 +104,7 @@ def _gaussian_delta_settled(config: Config, e: mp.mpf, digits: int) -> mp.mpf:
         previous = value
         if dps >= MAX_WORKING_DIGITS:
             raise UnsupportedRequest("sigma", config.mechanism.sigma,
-                                     f"delta(epsilon={mp.nstr(e, 10)}) of the Gaussian composition is not resolved to "
+                                     f"delta(epsilon={mp.nstr(point, 10)}) of the Gaussian composition is not resolved to "
                                      f"{digits} digits within {MAX_WORKING_DIGITS} working digits")
         dps = min(dps + step, MAX_WORKING_DIGITS)
 
@@ -112,7 +118,7 @@ def _delta_one(config: Config, eps: Fraction, d: str, digits: int) -> Bracket:
                 mech, config.scheme, config.steps, eps, d, k=config.k, epochs=config.epochs, rate=config.rate, digits=digits)
             return Bracket("delta", v, v, METHOD, d)
         if _gaussian_composition_sigma(config) is not None:
-            v = _gaussian_delta_settled(config, e, digits)
+            v = _gaussian_delta_settled(config, eps, digits)
             return Bracket("delta", v, v, METHOD, d, details={"route": "gaussian composition (F13)"})
         value, err = _quadrature_delta(config, eps, d, digits)
         _check_resolved(config, "delta", value, err, abs(value))
