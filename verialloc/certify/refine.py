@@ -33,6 +33,7 @@ from ..mechanisms import FinitePair, Gaussian
 from ..mp_lock import serialized
 from ..numeric.pld import pld_accountant
 from ..numeric.pld.pld_accountant import Settings
+from ..rounding import float_down
 from ..validation import as_float, direction as check_direction, positive
 from . import float_error
 from .verdict import Claim, decide
@@ -247,7 +248,7 @@ def _pld_step(config: Config, claim: Claim, direction: str, loss_step: float, ep
     settings = settings_for(claim, loss_step)
     small = float(claim.at if claim.quantity == "epsilon" else claim.value)
     floor = small if 0 < small < pld_accountant.TINY_DELTA else None
-    eps_max = abs(float(claim.at)) if claim.quantity == "delta" else (eps_hint or 0.0)
+    eps_max = float_down(abs(claim.at)) if claim.quantity == "delta" else (eps_hint or 0.0)  # 1e400: the largest float
     table = pld_accountant.plds(config, settings, epsilon_max=eps_max, progress=progress, delta_floor=floor)
     dirs = ("remove", "add") if direction == "both" else (direction,)
     per = {d: _evaluate(table, d, claim) for d in dirs}
@@ -278,6 +279,7 @@ def _evaluate(table: dict, d: str, claim: Claim) -> tuple[float, float]:
     return float_error.delta_lower(low, claim.at), float_error.delta_upper(high, claim.at)
 
 
-def profile_table(config: Config, claim: Claim) -> dict:
-    """A PLD table at the schedule's first settings (for plotting a profile the exact method did not need)."""
-    return pld_accountant.plds(config, settings_for(claim, LOSS_STEPS[0]), epsilon_max=2 * abs(float(claim.value)))
+def profile_table(config: Config, claim: Claim, epsilon_max: float) -> dict:
+    """A PLD table at the schedule's first settings, resolved up to epsilon_max (for plotting a profile the exact
+    method did not need)."""
+    return pld_accountant.plds(config, settings_for(claim, LOSS_STEPS[0]), epsilon_max=epsilon_max)

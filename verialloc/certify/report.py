@@ -1,9 +1,9 @@
 """Readable output of a certificate: JSON-ready dict, terminal text, Markdown report with a profile plot.
 
-Decimals are rounded outward (lower down, upper up; `verialloc.formatting.decimal`), so a printed bracket
-still contains the certified one. A printed end that decides the verdict gets more digits than asked for when
-fewer would put the claim on the wrong side of it (`shown`): a refuted claim is always below the printed lower
-end, a certified claim never below the printed upper end.
+Decimals are rounded outward (lower down, upper up; `directed`, exact at any magnitude: an ε of 5e319 or a δ of
+e^(−5e599) is no float64), so a printed bracket still contains the certified one. A printed end that decides the
+verdict gets more digits than asked for when fewer would put the claim on the wrong side of it (`shown`): a refuted
+claim is always below the printed lower end, a certified claim never below the printed upper end.
 """
 from __future__ import annotations
 
@@ -12,13 +12,16 @@ from decimal import Decimal, localcontext
 from fractions import Fraction
 from pathlib import Path
 
+import mpmath as mp
 import numpy as np
+from mpmath.libmp import fone, from_int, mpf_div, mpf_mul, round_ceiling, round_floor, to_int
 
-from ..errors import InvalidParameter
-from ..formatting import decimal
-from ..validation import to_fraction
+from .. import cost
+from ..errors import InvalidParameter, UnsupportedRequest
+from ..rounding import float_down
 from . import float_error
 from .refine import LABELS, Certificate, profile_table
+from .verdict import compare, rational
 
 DIGITS = 8
 #: beyond this many significant digits an end is printed exactly (a binary mpf has a terminating decimal)
@@ -26,25 +29,80 @@ MAX_DIGITS = 40
 
 
 def shown(x, digits: int, rounding: str, claim: Fraction | None = None) -> str:
-    """`x` rounded `rounding` ("down"/"up") to `digits` significant digits, checked against the exact value; with
+    """`x` rounded `rounding` ("down"/"up") to `digits` significant digits (`directed`, exact at any magnitude); with
     `claim`, digits are added until the printed end keeps the claim on the side the exact end does (rounding
     down: claim < printed when claim < x; up: printed <= claim when x <= claim)."""
-    text = decimal(x, digits, rounding)
-    if text in ("+inf", "-inf", "inf") or text == "nan":
-        return text
-    exact = to_fraction("bracket", x)
-    n = digits
-    while True:
-        value = Fraction(text)
-        safe = value <= exact if rounding == "down" else value >= exact
-        agrees = claim is None or (claim < value if rounding == "down" else value <= claim) or (
-            not (claim < exact) if rounding == "down" else not (exact <= claim))
-        if safe and agrees:
+    x = x if isinstance(x, mp.mpf) else mp.mpf(x)  # a float is exact in mpf
+    if not mp.isfinite(x):
+        return str(x)
+    for n in range(digits, MAX_DIGITS + 1):
+        text = directed(x, n, rounding)
+        if claim is None or (compare(claim, text) < 0 or compare(claim, x) >= 0 if rounding == "down"
+                             else compare(claim, text) >= 0 or compare(claim, x) < 0):
             return text
-        n += 1
-        if n > MAX_DIGITS:
-            return _exact_decimal(exact)
-        text = decimal(x, n, rounding)
+    return _exact_decimal(rational(x))
+
+
+def directed(x: mp.mpf, digits: int, rounding: str) -> str:
+    """A finite x rounded toward −inf ("down") or +inf ("up") to `digits` significant digits, exactly at any
+    magnitude (5e319, e^(−5e599)): the integer part of |x|·10^−e is read from bounds of it rounded outward
+    (mpmath's directed rounding), at a precision raised until both bounds give the same integer."""
+    if not x:
+        return "0.0"
+    negative = x < 0
+    to_integer = round_floor if (rounding == "down") != negative else round_ceiling  # on |x|
+    magnitude = abs(x)._mpf_
+    with mp.workprec(64 + magnitude[2].bit_length()):
+        e = int(mp.floor(mp.log10(abs(x)))) - digits + 1  # about; corrected below when one digit off
+    prec = 4 * digits + 64 + e.bit_length()  # `_power_of_ten`
+    while True:
+        low, high = _scaled(magnitude, -e, prec)
+        m = to_int(low, to_integer)
+        if m != to_int(high, to_integer):
+            prec *= 2
+        elif len(str(m)) != digits:  # the estimate of e was one off
+            e += 1 if len(str(m)) > digits else -1
+        else:
+            return _decimal_text(-m if negative else m, e, digits)
+
+
+def _scaled(magnitude: tuple, k: int, prec: int) -> tuple:
+    """Bounds (low, high) on magnitude·10^k (raw mpf values, magnitude > 0), each rounded outward at prec bits."""
+    if k >= 0:
+        return (mpf_mul(magnitude, _power_of_ten(k, prec, round_floor), prec, round_floor),
+                mpf_mul(magnitude, _power_of_ten(k, prec, round_ceiling), prec, round_ceiling))
+    return (mpf_div(magnitude, _power_of_ten(-k, prec, round_ceiling), prec, round_floor),
+            mpf_div(magnitude, _power_of_ten(-k, prec, round_floor), prec, round_ceiling))
+
+
+def _power_of_ten(k: int, prec: int, rounding) -> tuple:
+    """10^k (k ≥ 0) by squaring, every product rounded the same way at prec bits: a bound from below (round_floor)
+    or above (round_ceiling), since all factors are positive. Its relative width is about k·2^−prec (each squaring
+    doubles it): callers add bits(k) to the bits they need (mpmath's mpf_pow_int adds 4·bits(k): 46 s for the two
+    ends of e^(−5e3999), where k ≈ 2e3999 has 13 000 bits)."""
+    result, base = fone, from_int(10)
+    while k:
+        if k & 1:
+            result = mpf_mul(result, base, prec, rounding)
+        k >>= 1
+        if k:
+            base = mpf_mul(base, base, prec, rounding)
+    return result
+
+
+def _decimal_text(m: int, e: int, digits: int) -> str:
+    """m·10^e as mpmath prints `digits` + 1 significant digits (`formatting.decimal`): fixed point when the leading
+    digit's position lies in (−5, digits + 1), else d.ddde±X; trailing zeros stripped, at least one decimal."""
+    sign, text = ("-" if m < 0 else ""), str(abs(m))
+    lead = len(text) - 1 + e  # position of the leading digit
+    if -5 < lead < digits + 1:
+        if lead < 0:
+            whole, frac = "0", "0" * (-lead - 1) + text
+        else:
+            padded = text + "0" * max(0, lead + 1 - len(text))
+            whole, frac = padded[:lead + 1], padded[lead + 1:]
+        return f"{sign}{whole}.{frac.rstrip('0') or '0'}"
+    return f"{sign}{text[0]}.{text[1:].rstrip('0') or '0'}e{'+' if lead >= 0 else ''}{lead}"
 
 
 def _exact_decimal(x: Fraction) -> str:
@@ -107,10 +165,14 @@ def render_text(out: dict) -> str:
 
 def profile(cert: Certificate, points: int = 40):
     """(ε grid, certified lower δ, certified upper δ) of the last PLD table (max over the requested directions);
-    when the exact method decided, of a PLD table at the schedule's first settings."""
-    table = cert.table if cert.table is not None else profile_table(cert.config, cert.claim)
+    when the exact method decided, of a PLD table at the schedule's first settings. The grid spans [0, 2·centre]
+    (centre: the claimed or the target ε), at least 0.5 and at most cost.FLOAT_EPSILON (a claim of 1e400 is no
+    float). UnsupportedRequest (cost.parameter_range) when the pld method cannot represent the configuration."""
     centre = cert.claim.value if cert.claim.quantity == "epsilon" else cert.claim.at
-    top = max(2 * float(centre), 0.5)
+    top = min(max(2 * float_down(abs(centre)), 0.5), cost.FLOAT_EPSILON)
+    if cert.table is None:
+        cost.parameter_range("delta", cert.config, "pld")
+    table = cert.table if cert.table is not None else profile_table(cert.config, cert.claim, top)
     grid = np.linspace(0.0, top, points)
     dirs = ("remove", "add") if cert.direction == "both" else (cert.direction,)
     lo = [max(float_error.delta_lower(table[d, "lower"], Fraction(e)) for d in dirs) for e in grid]
@@ -119,7 +181,8 @@ def profile(cert: Certificate, points: int = 40):
 
 
 def write_report(cert: Certificate, path, digits: int = DIGITS) -> Path:
-    """Markdown report at `path` and a PNG plot of the certified profile next to it (needs matplotlib)."""
+    """Markdown report at `path` and a PNG plot of the certified profile next to it (needs matplotlib); without
+    the plot, saying why, when the pld method cannot represent the configuration (`profile`)."""
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -131,14 +194,29 @@ def write_report(cert: Certificate, path, digits: int = DIGITS) -> Path:
         raise InvalidParameter("report", path, "must be a FILE.md in an existing directory")
     out = certificate_json(cert, digits)
     lines = ["# verialloc certificate", "", "```", render_text(out), "```", ""]
+    try:
+        eps, lo, hi = profile(cert)
+    except UnsupportedRequest as exc:  # e.g. sigma = 1e-160, decided exactly: no pld table represents it
+        lines.append(f"No profile plot: it is drawn from a pld table, and {exc}.")
+    else:
+        lines += _plot(cert, path, eps, lo, hi, plt)
+    lines += ["", "## Error budget", "", "```", _budget_text(out["error_budget"]), "```", ""]
+    try:
+        path.write_text("\n".join(lines), encoding="utf-8")
+    except OSError as exc:
+        raise InvalidParameter("report", path, f"must be writable ({exc.strerror})") from None
+    return path
+
+
+def _plot(cert: Certificate, path: Path, eps, lo, hi, plt) -> list:
+    """The profile plot as PNG next to `path`; the report's lines that show it."""
     png = path.with_suffix(".png")
-    eps, lo, hi = profile(cert)
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.semilogy(eps, np.maximum(hi, 1e-300), label="certified upper δ(ε)")
     ax.semilogy(eps, np.maximum(lo, 1e-300), "--", label="certified lower δ(ε)")
     claim_eps = cert.claim.value if cert.claim.quantity == "epsilon" else cert.claim.at
     claim_delta = cert.claim.at if cert.claim.quantity == "epsilon" else cert.claim.value
-    ax.plot([float(claim_eps)], [max(float(claim_delta), 1e-300)], "ko", label="claim")
+    ax.plot([min(float_down(claim_eps), eps[-1])], [max(float_down(claim_delta), 1e-300)], "ko", label="claim")
     ax.set_xlabel("ε")
     ax.set_ylabel("δ")
     ax.set_title(f"privacy profile ({cert.direction}), pld bounds")
@@ -150,15 +228,9 @@ def write_report(cert: Certificate, path, digits: int = DIGITS) -> Path:
         raise InvalidParameter("report", path, f"cannot write {png.name} ({exc.strerror})") from None
     finally:
         plt.close(fig)
-    lines += [f"![certified privacy profile]({png.name})", "",
-              "Both curves are certified bounds (float64 budgets included) from the last pld step "
-              "(or the schedule's first settings when the exact method decided)."]
-    lines += ["", "## Error budget", "", "```", _budget_text(out["error_budget"]), "```", ""]
-    try:
-        path.write_text("\n".join(lines), encoding="utf-8")
-    except OSError as exc:
-        raise InvalidParameter("report", path, f"must be writable ({exc.strerror})") from None
-    return path
+    return [f"![certified privacy profile]({png.name})", "",
+            "Both curves are certified bounds (float64 budgets included) from the last pld step "
+            "(or the schedule's first settings when the exact method decided)."]
 
 
 def _budget_text(budget: dict) -> str:

@@ -5,10 +5,12 @@ pair of a configuration (F2, F3, F8). With a certified bracket [lower, upper] of
   certified    X ≥ upper  (the claim holds for the true value),
   refuted      X < lower  (the claim is false for the true value),
   inconclusive otherwise.
-Comparisons are exact (rationals; bracket ends are binary mpf/float values, read exactly).
+Comparisons are exact (`compare`): bracket ends are binary mpf/float values read exactly, at any magnitude (an ε of
+5e319 or a δ of e^(−5e599) is an mpf beyond float64; it is compared by its binary exponent, never expanded).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -16,7 +18,7 @@ from fractions import Fraction
 import mpmath as mp
 
 from ..errors import InvalidParameter
-from ..validation import open_unit, real, to_fraction
+from ..validation import abbreviated, open_unit, real, to_fraction
 
 VERDICTS = ("certified", "refuted", "inconclusive")
 
@@ -78,20 +80,85 @@ def _non_negative(name: str, value) -> Fraction:
     return x
 
 
-def exact_value(x) -> Fraction | float:
-    """A bracket end as an exact rational (±inf kept as float infinities)."""
-    x = mp.mpf(x)
+#: log10(2) to 40 digits, rounded down and up: decimal magnitudes of binary integers (`_log10_bounds`)
+_DECIMAL = re.compile(r"(-?)(\d+)(?:\.(\d*))?(?:e([+-]?\d+))?$")
+LOG10_2 = (Fraction(3010299956639811952137388947244930267681, 10 ** 40),
+           Fraction(3010299956639811952137388947244930267682, 10 ** 40))
+
+
+def compare(q: Fraction, x) -> int:
+    """Sign of q − x, exact, for a rational q and x an mpf, a float (±inf allowed) or a decimal text ("5.0e+319").
+
+    When the magnitudes of q and x are apart (binary exponents for an mpf, decimal ones for a text) they decide;
+    otherwise x is read as an exact rational no larger than about q. So an end like e^(−5e599) is compared with a
+    claim without building a 10^599-digit number."""
+    if isinstance(x, str):
+        return _compare_text(q, x)
+    x = x if isinstance(x, mp.mpf) else mp.mpf(x)  # a float is exact in mpf (53 bits)
     if mp.isnan(x):
         raise InvalidParameter("bracket", "nan", "a certified bracket end must be a number")
     if mp.isinf(x):
-        return float(x)
-    return to_fraction("bracket", x)
+        return -1 if x > 0 else 1
+    negative, man, exp, bc = x._mpf_
+    signs = _signs(q, 0 if not man else -1 if negative else 1)
+    if signs is not None:
+        return signs
+    top = abs(q.numerator).bit_length() - q.denominator.bit_length()  # 2^(top − 1) < |q| < 2^(top + 1)
+    if top + 1 <= exp + bc - 1:  # 2^(exp + bc − 1) ≤ |x| < 2^(exp + bc)
+        return 1 if negative else -1
+    if exp + bc <= top - 1:
+        return -1 if negative else 1
+    exact = rational(x)
+    return (q > exact) - (q < exact)
+
+
+def rational(x: mp.mpf) -> Fraction:
+    """A finite mpf as the exact rational man·2^exp it is (callers bound its exponent, as `compare` does)."""
+    negative, man, exp, _ = x._mpf_
+    value = Fraction(man << exp) if exp >= 0 else Fraction(man, 1 << -exp)
+    return -value if negative else value
+
+
+def _signs(q: Fraction, x_sign: int) -> int | None:
+    """Sign of q − x when a zero or opposite signs decide it, else None (same nonzero sign)."""
+    q_sign = (q > 0) - (q < 0)
+    return None if q_sign == x_sign != 0 else (q_sign > x_sign) - (q_sign < x_sign)
+
+
+def _compare_text(q: Fraction, text: str) -> int:
+    """`compare` for a decimal text ±m·10^e: decimal magnitudes first (`_log10_bounds`), then exact rationals."""
+    word = text.strip().lower().lstrip("+")
+    if word in ("inf", "-inf"):
+        return 1 if word == "-inf" else -1
+    match = _DECIMAL.match(word)
+    if match is None:
+        raise InvalidParameter("bracket", abbreviated(text), "a certified bracket end must be a decimal number")
+    sign, whole, frac, exponent = match.groups()
+    m, e = int(whole + (frac or "")), int(exponent or 0) - len(frac or "")  # |text| = m·10^e
+    signs = _signs(q, 0 if m == 0 else -1 if sign else 1)
+    if signs is not None:
+        return signs
+    size = len(str(m)) + e  # 10^(size − 1) ≤ |text| < 10^size
+    lo, hi = _log10_bounds(q)
+    if hi <= size - 1:
+        return 1 if sign else -1
+    if size <= lo:
+        return -1 if sign else 1
+    exact = m * Fraction(10) ** e * (-1 if sign else 1)
+    return (q > exact) - (q < exact)
+
+
+def _log10_bounds(q: Fraction) -> tuple[Fraction, Fraction]:
+    """Rationals lo < log10|q| < hi from the bit lengths of numerator and denominator (LOG10_2)."""
+    n, d = abs(q.numerator).bit_length(), q.denominator.bit_length()  # 2^(n − 1) ≤ |num| < 2^n, same for den
+    low, high = LOG10_2
+    return (n - 1) * low - d * high, n * high - (d - 1) * low
 
 
 def decide(claim: Fraction, lower, upper) -> str:
     """certified if claim ≥ upper, refuted if claim < lower, else inconclusive (module docstring)."""
-    if claim >= exact_value(upper):
+    if compare(claim, upper) >= 0:
         return "certified"
-    if claim < exact_value(lower):
+    if compare(claim, lower) < 0:
         return "refuted"
     return "inconclusive"
