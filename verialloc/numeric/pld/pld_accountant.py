@@ -26,7 +26,7 @@ from ...config import Config
 from ...mechanisms import Gaussian
 from ...errors import InternalError, InvalidParameter, UnsupportedRequest
 from ...result import Bracket, max_bracket
-from ...rounding import trivial_epsilon_lower
+from ...rounding import float_up, trivial_epsilon_lower
 from ...validation import direction as check_direction, open_unit, real
 from .allocation import allocation
 from .allocation import separable
@@ -170,6 +170,8 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, se
         lo, hi = table[dir_, "lower"].epsilon(target), table[dir_, "upper"].epsilon(target)
         lo = max(lo, trivial_epsilon_lower(target))  # I1: δ(ε) ≥ 1 − e^ε > δ below ln(1 − δ), rounded down
         notes = _accuracy_notes(table[dir_, "upper"], target, hi)
+        if math.isinf(hi):
+            hi = _fallback_upper(config, target, dir_, progress, notes)
         lo = _raise_lower(lo, hi, summed, config, notes)
         return _bracket("epsilon", _raise_separable(lo, hi, sep.get(dir_), config, notes), hi, dir_, table, notes)
 
@@ -215,13 +217,34 @@ def _tail_for(settings: Settings, target: float, config: Config) -> Settings:
     return replace(settings, tail=max(min(settings.tail, 1e-3 * target / copies), 1e-300))
 
 
+def _fallback_upper(config: Config, target: float, direction: str, progress, notes: list) -> float:
+    """The smallest of the package's other valid upper ε where the upper PLD gives none (its +inf atom or budget
+    exceeds δ), so pld is never looser than them (#13): the composed-Gaussian post-processing bound (F8, F13;
+    summed_gaussian.epsilon_upper) and the analytic bounds (numeric/analytic, F27–F45); +inf when none applies."""
+    from ..analytic import analytic_accountant  # late: the analytic bounds build their Poisson PLDs with this module
+
+    found = {}
+    composed = summed_gaussian.epsilon_upper(config, target)
+    if composed is not None:
+        found["composed Gaussian (F8, F13)"] = composed
+    try:
+        b = analytic_accountant.epsilon(config, target, direction, progress=progress)
+        found[f"analytic ({b.details.get('best', 'min of the bounds')})"] = float_up(b.upper)
+    except UnsupportedRequest as exc:
+        notes.append(f"no analytic upper bound: {exc}")
+    if not found:
+        return math.inf
+    name = min(found, key=found.get)
+    notes.append(f"upper end from the {name} bound: the upper PLD gives none at this delta")
+    return found[name]
+
+
 def _accuracy_notes(upper: PLD, delta: float, eps_upper: float | None) -> list[str]:
     """Say when a budget, not the mechanism, limits the upper bound (never a silent floor)."""
     notes = []
     if eps_upper is not None and math.isinf(eps_upper) and eps_upper > 0:
-        notes.append(f"accuracy not met: no finite upper epsilon at delta={delta:g}; the +inf atom "
-                     f"({upper.inf_mass:.3g}) or the float64 budget ({upper.float_error:.3g}) exceeds delta — "
-                     "--method best (or rdp) gives a finite upper bound from the RDP route")
+        notes.append(f"accuracy not met: the upper PLD gives no finite epsilon at delta={delta:g}; its +inf atom "
+                     f"({upper.inf_mass:.3g}) or float64 budget ({upper.float_error:.3g}) exceeds delta")
     elif delta > 0 and upper.float_error > 1e-2 * delta:
         notes.append(f"accuracy not met: float64 budget {upper.float_error:.3g} exceeds 1% of delta={delta:g}")
     elif delta > 0 and upper.inf_mass > 1e-2 * delta and upper.truncated > 1e-2 * delta:

@@ -67,3 +67,38 @@ def epsilon_lower(config: Config, delta: float) -> float | None:
         else:
             hi = mid
     return lo
+
+
+def composed_sigma(config: Config) -> float | None:
+    """σ/√(kE) of the k·E Gaussian steps an element joins, or None if the configuration is not Gaussian."""
+    if not isinstance(config.mechanism, Gaussian):
+        return None
+    joined = config.k * config.epochs if config.scheme == "allocation" else config.steps * config.epochs
+    return float(config.mechanism.sigma) / math.sqrt(joined)
+
+
+def epsilon_upper(config: Config, delta: float) -> float | None:
+    """UPPER bound on ε(δ), both directions: the configuration is a post-processing of the k·E (Poisson: t·E)
+    Gaussian steps that may hold the element (place their outputs at a random k-subset of the t steps, or at the
+    sampled steps, and draw every other output from R(⊥); F8), which compose to one Gaussian of σ/√(kE) (F13).
+    The smallest ε found with δ(ε)·(1 + REL_MARGIN) ≤ δ; None beyond float64 (δ below 1e-300)."""
+    sigma = composed_sigma(config)
+    if sigma is None or delta < 1e-300:
+        return None
+    need = delta / (1 + REL_MARGIN)
+    lo, hi = 0.0, 1.0
+    while _delta(sigma, hi) > need:
+        lo, hi = hi, 2 * hi
+        if hi > 1e300:
+            return None
+    if _delta(sigma, lo) <= need:
+        return lo
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):
+            break
+        if _delta(sigma, mid) > need:
+            lo = mid
+        else:
+            hi = mid
+    return hi
