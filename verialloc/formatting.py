@@ -2,20 +2,88 @@
 from __future__ import annotations
 
 import mpmath as mp
+from mpmath.libmp import fone, from_int, mpf_add, mpf_div, mpf_mul, round_ceiling, round_floor, to_int
+
+#: 1/2 as a raw mpf
+_HALF = (0, 1, -1, 1)
 
 
 def decimal(x, digits: int, rounding: str = "nearest") -> str:
-    """`x` with `digits` significant digits; rounding "down"/"up" rounds toward −inf/+inf (outward brackets)."""
-    with mp.workdps(digits + 30):  # never through mpmath's default 15 digits
-        x = mp.mpf(x)
-        if mp.isinf(x) or mp.isnan(x):
-            return str(x)
-        if x == 0 or rounding == "nearest":
-            return mp.nstr(x, digits, min_fixed=-5, max_fixed=digits + 1, strip_zeros=True)
-        exponent = int(mp.floor(mp.log10(abs(x)))) - digits + 1
-        scaled = x / mp.mpf(10) ** exponent
-        step = mp.floor(scaled) if rounding == "down" else mp.ceil(scaled)
-        return mp.nstr(step * mp.mpf(10) ** exponent, digits + 1, min_fixed=-5, max_fixed=digits + 1, strip_zeros=True)
+    """`x` with `digits` significant digits; rounding "down"/"up" rounds toward −inf/+inf (outward brackets).
+
+    Exact at any magnitude (5e319, e^(−5e599)): the integer m·10^e nearest (or below, above) x is read from bounds
+    of |x|·10^−e rounded outward by mpmath's directed rounding, at a precision raised until both bounds give the same
+    m. (The exponent used to come from log10 at digits + 30 digits: for e^(−5e599) "down" printed 0.0 and "up" an
+    exponent wrong after 36 digits; mpmath's nstr took 11 s for e^(−5e3999).) Printed as mpmath prints digits + 1
+    digits: fixed point when the leading digit's position lies in (−5, digits + 1), else d.ddde±X."""
+    if not isinstance(x, mp.mpf):
+        with mp.workdps(digits + 30):  # never through mpmath's default 15 digits
+            x = mp.mpf(x)
+    if mp.isinf(x) or mp.isnan(x):
+        return str(x)
+    if not x:
+        return "0.0"
+    sign, man, exp, bc = x._mpf_
+    negative, magnitude = bool(sign), (0, man, exp, bc)  # |x| exactly (abs(x) rounds to mp.prec)
+    with mp.workprec(64 + exp.bit_length()):
+        e = int(mp.floor(mp.log10(mp.mpf(magnitude)))) - digits + 1  # about; corrected below when one digit off
+    prec = 4 * digits + 64 + e.bit_length()  # `_power_of_ten`
+    while True:
+        low, high = _scaled(magnitude, -e, prec)
+        m = _integer(low, rounding, negative, round_floor)
+        if m != _integer(high, rounding, negative, round_ceiling):
+            prec *= 2
+        elif len(str(m)) != digits:  # the estimate of e was one off
+            e += 1 if len(str(m)) > digits else -1
+        else:
+            return _text(-m if negative else m, e, digits)
+
+
+def _integer(y: tuple, rounding: str, negative: bool, direction) -> int:
+    """The integer of magnitude y (a raw mpf bound, rounded `direction` when 1/2 is added) that `rounding` gives x:
+    nearest (half away from 0), or floor/ceil of |x| for rounding toward −inf/+inf."""
+    if rounding == "nearest":
+        return to_int(mpf_add(y, _HALF, y[2] + y[3] + 64, direction), round_floor)  # y ≥ 1: exact
+    return to_int(y, round_floor if (rounding == "down") != negative else round_ceiling)
+
+
+def _scaled(magnitude: tuple, k: int, prec: int) -> tuple:
+    """Bounds (low, high) on magnitude·10^k (raw mpf values, magnitude > 0), each rounded outward at prec bits."""
+    if k >= 0:
+        return (mpf_mul(magnitude, _power_of_ten(k, prec, round_floor), prec, round_floor),
+                mpf_mul(magnitude, _power_of_ten(k, prec, round_ceiling), prec, round_ceiling))
+    return (mpf_div(magnitude, _power_of_ten(-k, prec, round_ceiling), prec, round_floor),
+            mpf_div(magnitude, _power_of_ten(-k, prec, round_floor), prec, round_ceiling))
+
+
+def _power_of_ten(k: int, prec: int, rounding) -> tuple:
+    """10^k (k ≥ 0) by squaring, every product rounded the same way at prec bits: a bound from below (round_floor)
+    or above (round_ceiling), since all factors are positive. Its relative width is about k·2^−prec (each squaring
+    doubles it): callers add bits(k) to the bits they need (mpmath's mpf_pow_int adds 4·bits(k): 46 s for the two
+    ends of e^(−5e3999), where k ≈ 2e3999 has 13 000 bits)."""
+    result, base = fone, from_int(10)
+    while k:
+        if k & 1:
+            result = mpf_mul(result, base, prec, rounding)
+        k >>= 1
+        if k:
+            base = mpf_mul(base, base, prec, rounding)
+    return result
+
+
+def _text(m: int, e: int, digits: int) -> str:
+    """m·10^e with the leading digit's position in (−5, digits + 1) in fixed point, else d.ddde±X; trailing zeros
+    stripped, at least one decimal (as mpmath's nstr with min_fixed=−5, max_fixed=digits + 1)."""
+    sign, text = ("-" if m < 0 else ""), str(abs(m))
+    lead = len(text) - 1 + e  # position of the leading digit
+    if -5 < lead < digits + 1:
+        if lead < 0:
+            whole, frac = "0", "0" * (-lead - 1) + text
+        else:
+            padded = text + "0" * max(0, lead + 1 - len(text))
+            whole, frac = padded[:lead + 1], padded[lead + 1:]
+        return f"{sign}{whole}.{frac.rstrip('0') or '0'}"
+    return f"{sign}{text[0]}.{text[1:].rstrip('0') or '0'}e{'+' if lead >= 0 else ''}{lead}"
 
 
 def strict_json(x):

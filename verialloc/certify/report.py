@@ -1,7 +1,7 @@
 """Readable output of a certificate: JSON-ready dict, terminal text, Markdown report with a profile plot.
 
-Decimals are rounded outward (lower down, upper up; `directed`, exact at any magnitude: an ε of 5e319 or a δ of
-e^(−5e599) is no float64), so a printed bracket still contains the certified one. A printed end that decides the
+Decimals are rounded outward (lower down, upper up; `verialloc.formatting.decimal`, exact at any magnitude: an ε of
+5e319 or a δ of e^(−5e599) is no float64), so a printed bracket still contains the certified one. A printed end that decides the
 verdict gets more digits than asked for when fewer would put the claim on the wrong side of it (`shown`): a refuted
 claim is always below the printed lower end, a certified claim never below the printed upper end.
 """
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import mpmath as mp
 import numpy as np
-from mpmath.libmp import fone, from_int, mpf_div, mpf_mul, round_ceiling, round_floor, to_int
 
 from .. import cost
 from ..errors import InvalidParameter, UnsupportedRequest
+from ..formatting import decimal
 from ..rounding import float_down
 from . import float_error
 from .refine import LABELS, Certificate, profile_table
@@ -29,80 +29,19 @@ MAX_DIGITS = 40
 
 
 def shown(x, digits: int, rounding: str, claim: Fraction | None = None) -> str:
-    """`x` rounded `rounding` ("down"/"up") to `digits` significant digits (`directed`, exact at any magnitude); with
+    """`x` rounded `rounding` ("down"/"up") to `digits` significant digits (`formatting.decimal`, exact at any
+    magnitude); with
     `claim`, digits are added until the printed end keeps the claim on the side the exact end does (rounding
     down: claim < printed when claim < x; up: printed <= claim when x <= claim)."""
     x = x if isinstance(x, mp.mpf) else mp.mpf(x)  # a float is exact in mpf
     if not mp.isfinite(x):
         return str(x)
     for n in range(digits, MAX_DIGITS + 1):
-        text = directed(x, n, rounding)
+        text = decimal(x, n, rounding)
         if claim is None or (compare(claim, text) < 0 or compare(claim, x) >= 0 if rounding == "down"
                              else compare(claim, text) >= 0 or compare(claim, x) < 0):
             return text
     return _exact_decimal(rational(x))
-
-
-def directed(x: mp.mpf, digits: int, rounding: str) -> str:
-    """A finite x rounded toward −inf ("down") or +inf ("up") to `digits` significant digits, exactly at any
-    magnitude (5e319, e^(−5e599)): the integer part of |x|·10^−e is read from bounds of it rounded outward
-    (mpmath's directed rounding), at a precision raised until both bounds give the same integer."""
-    if not x:
-        return "0.0"
-    negative = x < 0
-    to_integer = round_floor if (rounding == "down") != negative else round_ceiling  # on |x|
-    magnitude = abs(x)._mpf_
-    with mp.workprec(64 + magnitude[2].bit_length()):
-        e = int(mp.floor(mp.log10(abs(x)))) - digits + 1  # about; corrected below when one digit off
-    prec = 4 * digits + 64 + e.bit_length()  # `_power_of_ten`
-    while True:
-        low, high = _scaled(magnitude, -e, prec)
-        m = to_int(low, to_integer)
-        if m != to_int(high, to_integer):
-            prec *= 2
-        elif len(str(m)) != digits:  # the estimate of e was one off
-            e += 1 if len(str(m)) > digits else -1
-        else:
-            return _decimal_text(-m if negative else m, e, digits)
-
-
-def _scaled(magnitude: tuple, k: int, prec: int) -> tuple:
-    """Bounds (low, high) on magnitude·10^k (raw mpf values, magnitude > 0), each rounded outward at prec bits."""
-    if k >= 0:
-        return (mpf_mul(magnitude, _power_of_ten(k, prec, round_floor), prec, round_floor),
-                mpf_mul(magnitude, _power_of_ten(k, prec, round_ceiling), prec, round_ceiling))
-    return (mpf_div(magnitude, _power_of_ten(-k, prec, round_ceiling), prec, round_floor),
-            mpf_div(magnitude, _power_of_ten(-k, prec, round_floor), prec, round_ceiling))
-
-
-def _power_of_ten(k: int, prec: int, rounding) -> tuple:
-    """10^k (k ≥ 0) by squaring, every product rounded the same way at prec bits: a bound from below (round_floor)
-    or above (round_ceiling), since all factors are positive. Its relative width is about k·2^−prec (each squaring
-    doubles it): callers add bits(k) to the bits they need (mpmath's mpf_pow_int adds 4·bits(k): 46 s for the two
-    ends of e^(−5e3999), where k ≈ 2e3999 has 13 000 bits)."""
-    result, base = fone, from_int(10)
-    while k:
-        if k & 1:
-            result = mpf_mul(result, base, prec, rounding)
-        k >>= 1
-        if k:
-            base = mpf_mul(base, base, prec, rounding)
-    return result
-
-
-def _decimal_text(m: int, e: int, digits: int) -> str:
-    """m·10^e as mpmath prints `digits` + 1 significant digits (`formatting.decimal`): fixed point when the leading
-    digit's position lies in (−5, digits + 1), else d.ddde±X; trailing zeros stripped, at least one decimal."""
-    sign, text = ("-" if m < 0 else ""), str(abs(m))
-    lead = len(text) - 1 + e  # position of the leading digit
-    if -5 < lead < digits + 1:
-        if lead < 0:
-            whole, frac = "0", "0" * (-lead - 1) + text
-        else:
-            padded = text + "0" * max(0, lead + 1 - len(text))
-            whole, frac = padded[:lead + 1], padded[lead + 1:]
-        return f"{sign}{whole}.{frac.rstrip('0') or '0'}"
-    return f"{sign}{text[0]}.{text[1:].rstrip('0') or '0'}e{'+' if lead >= 0 else ''}{lead}"
 
 
 def _exact_decimal(x: Fraction) -> str:
