@@ -45,3 +45,17 @@ def test_exact_delta_reads_a_decimal_epsilon_exactly(sigma, eps):
         reference = ncdf(1 / (2 * sm) - em * sm) - mp.exp(em) * ncdf(-1 / (2 * sm) - em * sm)
         got = api.delta(Config(Gaussian(sigma), steps=1), eps, digits=12, direction="remove")
         assert abs(got.upper - reference) <= mp.mpf("1e-12") * reference
+
+
+@pytest.mark.parametrize("z", ["-5e99", "-123456789.25", "100000", "-5e299", "7e1200"])
+@pytest.mark.parametrize("bits", [100, 2000])
+def test_exp_large_matches_mpmath(z, bits):
+    """exp_large(z) = 2^n·e^r (n = round(z/ln 2)) against mpmath's exp at 40 more bits; mpmath takes a power of e by
+    squaring for integer-valued z above 600 bits (11 s per δ at σ = 1e1000, ε = 1e1000), exp_large reduces instead."""
+    from verialloc.mechanisms.gaussian import exp_large
+    with mp.workprec(bits):
+        x = mp.mpf(z)  # the same binary value for both
+        got = exp_large(x)
+    with mp.workprec(bits + 40):
+        reference = mp.exp(x)
+    assert abs(got - reference) <= mp.ldexp(reference, 4 - bits)
