@@ -21,7 +21,7 @@ from ..mechanisms import ContinuousMechanism, FinitePair, Gaussian
 from ..mechanisms.base import mpq
 from ..mechanisms.gaussian import gaussian_delta
 from ..result import Bracket, max_bracket
-from ..validation import direction as check_direction, integer, open_unit, real
+from ..validation import abbreviated, direction as check_direction, integer, open_unit, real
 from . import discrete_profiles, quadrature
 from .rdp import allocation_rdp, poisson_rdp
 
@@ -29,6 +29,8 @@ GUARD = 15
 METHOD = "exact"
 #: working digits the Gaussian composition route never exceeds (F13 cancellation, see _gaussian_delta_settled)
 MAX_WORKING_DIGITS = 4000
+#: 1/σ (of the composition) from which ε(δ) is solved in the shifted variable (`_gaussian_epsilon_shifted`)
+SHIFTED_FROM = 1000
 #: widest quadrature answer returned (relative to δ, or to max(ε, 1)): a wider one is no answer (σ = 1/1000 at t = 2
 #: gave δ = 1.22 ± 20 and ε ∈ [0, 20942]); the request is refused naming the methods that serve it
 UNRESOLVED = mp.mpf("1e-3")
@@ -103,7 +105,7 @@ def _gaussian_delta_settled(config: Config, e: mp.mpf | Fraction, digits: int) -
                 step = max(GUARD, digits + 2 - int(agreed) + GUARD)
         previous = value
         if dps >= MAX_WORKING_DIGITS:
-            raise UnsupportedRequest("sigma", config.mechanism.sigma,
+            raise UnsupportedRequest("sigma", abbreviated(str(config.mechanism.sigma)),
                                      f"delta(epsilon={mp.nstr(point, 10)}) of the Gaussian composition is not resolved to "
                                      f"{digits} digits within {MAX_WORKING_DIGITS} working digits")
         dps = min(dps + step, MAX_WORKING_DIGITS)
@@ -134,19 +136,72 @@ def _epsilon_one(config: Config, target: Fraction, d: str, digits: int) -> Brack
                 mech, config.scheme, config.steps, target, d, k=config.k, epochs=config.epochs, rate=config.rate, digits=digits)
             return Bracket("epsilon", v, v, METHOD, d)
         if _gaussian_composition_sigma(config) is not None:
-            v = _invert_decreasing(lambda e: _gaussian_delta_settled(config, e, digits),
-                                   mp.mpf(target.numerator) / target.denominator)
+            inverse_sigma_squared = config.steps * config.epochs / config.mechanism.sigma ** 2
+            v = (_gaussian_epsilon_shifted(inverse_sigma_squared, target, digits)
+                 if inverse_sigma_squared >= SHIFTED_FROM ** 2 else
+                 _invert_decreasing(lambda e: _gaussian_delta_settled(config, e, digits), mpq(target)))
             return Bracket("epsilon", v, v, METHOD, d, details={"route": "gaussian composition (F13)"})
         lo, hi = _quadrature_epsilon(config, target, d, digits)
         _check_resolved(config, "epsilon", (lo + hi) / 2, (hi - lo) / 2, max(abs(hi), 1))
         return Bracket("epsilon", lo, hi, METHOD, d, "quadrature")
 
 
+def _gaussian_epsilon_shifted(c2: Fraction, target: Fraction, digits: int) -> mp.mpf:
+    """ε(δ) of the Gaussian composition with 1/σ² = c2 ≥ SHIFTED_FROM² (F13, F15), through s = (ε − μ)/c, μ = c²/2:
+
+        δ = Φ(−s) − e^ε Φ(−s − c) = Φ(−s) − φ(s)·R(s + c),   R(y) = Φ(−y)/φ(y) (Mills ratio),
+
+    since e^ε φ(s + c) = φ(s) exactly. Both terms are of moderate size (|s| ≲ 150 for δ ≥ 1e-5000, no cancellation:
+    R(s + c) ≤ 1/(s + c)), so s is bisected at the working precision and ε = μ + c·s formed once; the search in ε
+    doubled from 1 up to ε ≈ 1/(2σ²) (26 575 doublings at σ = 1e-4000, 100 s, then refused: F13 at that ε needs
+    8000 working digits). Settled like `_gaussian_delta_settled`: two precisions agree to digits + 2 digits."""
+    dps, previous = digits + GUARD, None
+    while True:
+        with mp.workdps(dps):
+            c = mp.sqrt(mpq(c2))
+            goal = mpq(target)
+
+            def excess(s):  # δ(μ + c·s) − δ, decreasing in s
+                return mp.ncdf(-s) - mp.npdf(s) * _mills(s + c) - goal
+
+            lo, hi = mp.mpf(-1), mp.mpf(1)
+            while excess(lo) <= 0:
+                lo *= 2
+            while excess(hi) > 0:
+                hi *= 2
+            for _ in range(4 * mp.mp.prec):
+                if hi - lo <= mp.eps * (1 + abs(hi)):
+                    break
+                mid = (lo + hi) / 2
+                lo, hi = (mid, hi) if excess(mid) > 0 else (lo, mid)
+            value = mpq(c2) / 2 + c * hi
+        if previous is not None and abs(value - previous) <= mp.mpf(10) ** -(digits + 2) * abs(value):
+            return value
+        if dps >= MAX_WORKING_DIGITS:  # ε = μ + c·s cancels only near ε = 0, at a δ within e^(−c²/8) of 1
+            raise UnsupportedRequest("delta", abbreviated(str(target)), f"epsilon(delta) of the Gaussian composition "
+                                     f"is not resolved to {digits} digits within {MAX_WORKING_DIGITS} working digits")
+        previous, dps = value, min(dps + GUARD, MAX_WORKING_DIGITS)
+
+
+def _mills(y: mp.mpf) -> mp.mpf:
+    """R(y) = Φ(−y)/φ(y): Σ_k (−1)^k (2k−1)!!/y^(2k+1) when y² > 5(dps + 10), else directly. The series envelops R
+    (the error is below the first omitted term) and its smallest term, about e^(−y²/2), is then below the working
+    precision, so the sum stops while the terms still shrink; directly, e^(y²/2) of y = 1e4000 took the time."""
+    if y * y <= 5 * (mp.mp.dps + 10):
+        return mp.ncdf(-y) / mp.npdf(y)
+    inv, term, total, k = 1 / (y * y), 1 / y, 1 / y, 0
+    while abs(term) > mp.eps * total:
+        k += 1
+        term *= -(2 * k - 1) * inv
+        total += term
+    return total
+
+
 def _check_resolved(config: Config, quantity: str, value, err, scale) -> None:
     """UnsupportedRequest when the quadrature's estimated error exceeds UNRESOLVED × scale."""
     if err > UNRESOLVED * scale:
         raise UnsupportedRequest("method", METHOD, f"the quadrature did not resolve {quantity} of "
-                                                   f"{config.mechanism!r} at steps={config.steps} (estimate "
+                                                   f"{abbreviated(config.mechanism)} at steps={config.steps} (estimate "
                                                    f"{mp.nstr(value, 6)} ± {mp.nstr(err, 3)}): small noise makes "
                                                    "its integrand too sharp; use --method pld or best")
 
