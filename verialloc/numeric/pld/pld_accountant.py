@@ -159,7 +159,7 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, se
     settings = _tail_for(settings, target, config)
     floor = target if target < TINY_DELTA else None
     table = plds(config, settings, progress=progress, delta_floor=floor)
-    if config.scheme == "allocation" and config.k == 1 and config.epochs == 1:
+    if "window_loss" in table and config.k == 1 and config.epochs == 1:  # an allocation window (not F13's step)
         table = _widen_window(config, settings, table, target, progress, floor)
 
     summed = summed_gaussian.epsilon_lower(config, target)
