@@ -15,7 +15,8 @@ Models (n = number of composed copies: t·E for Poisson, k·E for allocation; N 
 * exact δ/ε: finite pairs by count vectors (C_COUNT per vector, as certify.refine); Gaussian compositions (F13) are
   bounded by the exact layer's own caps; quadrature (F25 allocation t ≤ 3, F46 Poisson t ≤ 2) costs one δ
   evaluation per direction for δ and QUAD_SEARCH_EVALS for ε, each QUAD_BASE + C_QUAD·(d + 5)^QUAD_POWER at t = 2
-  and C_NESTED·(d + 5)²·(1 + z) at t = 3 (nested, d ≤ 12, z the tail depth `_tail_depth`).
+  and C_NESTED·(d + 5)²·(1 + z) at t = 3 (nested, d ≤ 12, z the tail depth `_tail_depth`), plus C_HUGE·bits^2.5 for
+  a privacy loss of that many bits (Laplace b = 1e-4000: 1/b has 13 288).
 * pld (and best, analytic for Poisson): the allocation's exp-grid part grows like t^0.45 (C_ALLOC), and the
   composition costs C_FFT·N·log2 N·(log2 n + 1) per direction and bound, N = (n·μ + 12·√(n·v) + s)/Δ with μ, v, s
   the mean, variance and span of one copy's privacy loss; memory BYTES_PER_POINT·N.
@@ -57,6 +58,10 @@ C_COUNT = 1.5e-4
 #: quadratures, d ≤ MAX_DIGITS_T3): C_NESTED·(d + 5)²·(1 + z), z = _tail_depth (measured 6–98 s at d = 5, 17–106 s
 #: at d = 12, > 170 s at d = 5 for σ = 20, ε = 1 and σ = 1e6; each at most 0.88 of the estimate)
 QUAD_BASE, C_QUAD, QUAD_POWER, C_NESTED = 1.0, 6e-5, 2.5, 0.15
+#: exact quadrature with a huge privacy loss L (Laplace b = 1e-1000: L = 1/b has 3322 bits): every node exponentiates
+#: it, C_HUGE·bits(L)^QUAD_POWER more seconds per δ evaluation (t = 2, one direction: 0.79 s at 3322 bits, 4.0 s at
+#: 6644, 24–31 s at 13 288); at t = 3 a factor (1 + that) on the nested cost (not timed)
+C_HUGE = 2e-9
 #: δ evaluations of one exact ε search per direction (bracket, Illinois, verification; 11–16 measured at t = 2)
 QUAD_SEARCH_EVALS = 20
 #: tail depth cap (the estimate stays a finite float; z beyond it is refused at any budget anyway)
@@ -203,14 +208,21 @@ def _quadrature(query: str, config: Config, t: int, value, digits: int, directio
     directions = ("remove", "add") if direction not in ("remove", "add") else (direction,)
     evals = 1 if query == "delta" else QUAD_SEARCH_EVALS
     seconds = 0.0
+    huge = C_HUGE * _loss_bits(config.mechanism) ** QUAD_POWER  # exponentials of a privacy loss of that many bits
     for d in directions:
         if t == 2:
-            one = QUAD_BASE + C_QUAD * (digits + 5) ** QUAD_POWER
+            one = QUAD_BASE + C_QUAD * (digits + 5) ** QUAD_POWER + huge
         else:
             nested = min(digits, quadrature.MAX_DIGITS_T3)  # the exact layer caps t = 3 at these digits
-            one = C_NESTED * (nested + 5) ** 2 * (1 + _tail_depth(query, config.mechanism, t, value, d))
+            one = C_NESTED * (nested + 5) ** 2 * (1 + _tail_depth(query, config.mechanism, t, value, d)) * (1 + huge)
         seconds += evals * one
     return Estimate(BASE_SECONDS + seconds, BASE_MEMORY, "digits", digits)
+
+
+def _loss_bits(mech) -> int:
+    """Bits of the privacy-loss scale the quadrature exponentiates: 1/σ² (Gaussian, F15), 1/b (Laplace); else 0."""
+    scale = 1 / mech.sigma ** 2 if isinstance(mech, Gaussian) else 1 / mech.scale if isinstance(mech, Laplace) else None
+    return max(scale.numerator.bit_length() - scale.denominator.bit_length(), 0) if scale is not None else 0
 
 
 def _tail_depth(query: str, mech, t: int, value, direction: str) -> float:

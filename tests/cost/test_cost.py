@@ -230,3 +230,29 @@ def test_quadrature_budget_counts_the_directions_asked(capsys):
     status, out, err, _ = cli(capsys, "delta", "--mechanism", "gaussian", "--sigma", "1", "--steps", "2",
                               "--epsilon", "1", "--direction", "remove", "--budget", str(budget))
     assert status == 0, err
+
+
+# #14 item 2: a privacy loss of thousands of bits (Laplace b = 1e-4000, Gaussian σ = 1e-4000) made every quadrature
+# node exponentiate a 13 000–26 000-bit number: 7–40 s past --budget 5, then an unresolved estimate (or a crash
+# printing it). Timed one δ evaluation (t = 2, remove, 12 digits, 2 cores under load): (scale b, scheme, seconds).
+HUGE_LOSS_TIMINGS = [("1e-300", "allocation", 0.20), ("1e-1000", "allocation", 0.79), ("1e-1000", "poisson", 0.79),
+                     ("1e-2000", "allocation", 3.99), ("1e-2000", "poisson", 4.04), ("1e-4000", "allocation", 23.5),
+                     ("1e-4000", "poisson", 31.0)]
+
+
+@pytest.mark.parametrize("scale,scheme,seconds", HUGE_LOSS_TIMINGS)
+def test_quadrature_estimate_bounds_huge_losses(scale, scheme, seconds):
+    from verialloc.mechanisms import Laplace
+    config = Config(Laplace(scale), scheme=scheme, steps=2, **({"rate": "1/2"} if scheme == "poisson" else {}))
+    assert cost.estimate("delta", config, "exact", 1, digits=12, direction="remove").seconds >= seconds
+
+
+def test_huge_losses_are_refused_within_the_budget(capsys):
+    status, out, err, seconds = cli(capsys, "delta", "--mechanism", "laplace", "--scale", "1e-4000", "--steps", "2",
+                                    "--epsilon", "1", "--budget", "5")
+    assert status == 2 and err.count("\n") == 1 and "--budget" in err and seconds < 5
+    # the Gaussian quadrature never resolved σ ≤ 0.003: refused at once, σ abbreviated (a 4230-character line)
+    status, out, err, seconds = cli(capsys, "delta", "--mechanism", "gaussian", "--sigma", "1e-4000", "--steps", "2",
+                                    "--epsilon", "1", "--budget", "5")
+    assert status == 2 and err.count("\n") == 1 and err.startswith("verialloc: error: sigma=") and len(err) < 400
+    assert "--method pld" in err and seconds < 5

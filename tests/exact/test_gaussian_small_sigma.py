@@ -77,7 +77,7 @@ def test_cli_answers_sigma_1e_minus_4000_within_its_budget():
 def test_refusals_abbreviate_a_long_sigma():
     """The quadrature's refusal showed the mechanism's repr: 4230 characters at σ = 1e-4000."""
     from verialloc.errors import UnsupportedRequest
-    sigma = "0.001" + "0" * 600 + "1"
+    sigma = "0.003" + "0" * 600 + "1"  # above QUAD_MIN_SIGMA, unresolved (tests/exact/test_quadrature.py)
     with pytest.raises(UnsupportedRequest) as info:
         api.delta(Config(Gaussian(sigma), steps=2), 1, digits=12, direction="remove")
     assert "did not resolve" in str(info.value) and len(str(info.value)) < 400 and "characters)" in str(info.value)

@@ -17,6 +17,7 @@ import mpmath as mp
 
 from ..config import Config
 from ..errors import UnsupportedRequest
+from ..formatting import decimal
 from ..mechanisms import ContinuousMechanism, FinitePair, Gaussian
 from ..mechanisms.base import mpq
 from ..mechanisms.gaussian import gaussian_delta
@@ -31,6 +32,9 @@ METHOD = "exact"
 MAX_WORKING_DIGITS = 4000
 #: 1/σ (of the composition) from which ε(δ) is solved in the shifted variable (`_gaussian_epsilon_shifted`)
 SHIFTED_FROM = 1000
+#: smallest Gaussian σ given to the quadrature: at t = 2 every δ (ε from 0.1 to 4/(2σ²)) and ε(1e-5) probed at
+#: σ = 0.003 and below was unresolved, allocation and Poisson (some at σ = 0.005 were resolved)
+QUAD_MIN_SIGMA = Fraction(1, 500)
 #: widest quadrature answer returned (relative to δ, or to max(ε, 1)): a wider one is no answer (σ = 1/1000 at t = 2
 #: gave δ = 1.22 ± 20 and ε ∈ [0, 20942]); the request is refused naming the methods that serve it
 UNRESOLVED = mp.mpf("1e-3")
@@ -202,8 +206,8 @@ def _check_resolved(config: Config, quantity: str, value, err, scale) -> None:
     if err > UNRESOLVED * scale:
         raise UnsupportedRequest("method", METHOD, f"the quadrature did not resolve {quantity} of "
                                                    f"{abbreviated(config.mechanism)} at steps={config.steps} (estimate "
-                                                   f"{mp.nstr(value, 6)} ± {mp.nstr(err, 3)}): small noise makes "
-                                                   "its integrand too sharp; use --method pld or best")
+                                                   f"{abbreviated(decimal(value, 6))} ± {abbreviated(decimal(err, 3))}): "
+                                                   "small noise makes its integrand too sharp; use --method pld or best")
 
 
 def _quadrature_route(config: Config) -> str:
@@ -211,16 +215,27 @@ def _quadrature_route(config: Config) -> str:
     if not isinstance(mech, ContinuousMechanism):
         raise UnsupportedRequest("mechanism", mech.name, "no exact route for this mechanism")
     if config.scheme == "allocation" and config.k == 1 and config.epochs == 1 and config.steps <= 3:
-        return "allocation"
+        return _resolvable(config, "allocation")
     product = config.scheme == "poisson" or config.k == config.steps
     if product and config.steps * config.epochs <= 2:
-        return "poisson"
+        return _resolvable(config, "poisson")
     if config.scheme == "allocation" and config.k == 1 and config.epochs == 1:
         raise UnsupportedRequest("steps", config.steps, f"exact {mech.name} allocation needs steps <= 3; use --method pld")
     if config.scheme == "allocation" and config.k > 1 and not product:
         raise UnsupportedRequest("k", config.k, f"exact {mech.name} allocation covers k = 1 or k = steps; use --method pld")
     raise UnsupportedRequest("epochs", config.epochs,
                              f"exact {mech.name} {config.scheme} needs steps*epochs <= 2; use --method pld")
+
+
+def _resolvable(config: Config, route: str) -> str:
+    """`route`, unless the Gaussian's σ lies below QUAD_MIN_SIGMA: UnsupportedRequest naming sigma, before any work
+    (σ = 1e-4000 took 7–40 s of 26 000-bit exponentials to report an unresolved estimate, or crashed printing it)."""
+    sigma = getattr(config.mechanism, "sigma", None)
+    if isinstance(config.mechanism, Gaussian) and sigma < QUAD_MIN_SIGMA:
+        raise UnsupportedRequest("sigma", abbreviated(str(sigma)), f"the exact quadrature ({route}, steps="
+                                 f"{config.steps}) does not resolve sigma < {float(QUAD_MIN_SIGMA):g} (small noise makes "
+                                 "its integrand too sharp); --method pld serves sigma >= 0.001")
+    return route
 
 
 def quadrature_route(config: Config) -> tuple[str, int] | None:
