@@ -6,6 +6,7 @@ Verdicts are checked against independent truths computed here in mpmath — rand
 as the local executor; the golden-table regeneration runs on the same executor.
 """
 import csv
+import gc
 import json
 import socket
 import sys
@@ -340,6 +341,10 @@ def not_dask(request):
     for thread in threading.enumerate():  # the abandoned handshake ends with its connection: wait for it, so no
         if thread.name == "verialloc-dask-connect":  # half-built Client overlaps the next test's cluster
             thread.join(60)
+    # and its half-built Client is gone: left to the garbage collector, its __del__ ran in whichever thread collected
+    # next, once inside a Dask loop start holding the lock that its close takes (the next cluster hung, 1 run in 2)
+    from dask.distributed import Client
+    assert not [c for c in gc.get_objects() if isinstance(c, Client) and c.status not in ("closed", "newly-created")]
 
 
 def test_a_port_that_is_not_dask_is_one_error_within_the_deadline(monkeypatch, not_dask):

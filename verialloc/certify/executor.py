@@ -16,6 +16,7 @@ other's precision, and the last to exit would leave its own behind.
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 import os
 import threading
@@ -118,8 +119,10 @@ def _connect(scheduler: str):
     def attempt():
         try:
             box["client"] = Client(scheduler, timeout=CONNECT_TIMEOUT)
+            return
         except Exception as exc:  # any failure to connect is the address's fault, reported as one line
-            box["error"] = exc
+            box["error"] = f"{type(exc).__name__}: {exc}"
+        gc.collect()  # the half-built Client, here rather than in whichever thread next collects garbage
 
     thread = threading.Thread(target=attempt, name="verialloc-dask-connect", daemon=True)
     thread.start()
@@ -128,7 +131,5 @@ def _connect(scheduler: str):
         raise InvalidParameter("scheduler", scheduler, f"no Dask scheduler answered there (no handshake within "
                                                        f"{CONNECT_TIMEOUT + HANDSHAKE_GRACE} s)")
     if "error" in box:
-        exc = box["error"]
-        raise InvalidParameter("scheduler", scheduler, f"no Dask scheduler answered there "
-                                                       f"({type(exc).__name__}: {exc})")
+        raise InvalidParameter("scheduler", scheduler, f"no Dask scheduler answered there ({box['error']})")
     return box["client"]
