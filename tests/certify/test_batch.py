@@ -8,6 +8,7 @@ as the local executor; the golden-table regeneration runs on the same executor.
 import csv
 import gc
 import json
+import signal
 import socket
 import sys
 import threading
@@ -355,6 +356,44 @@ def test_a_port_that_is_not_dask_is_one_error_within_the_deadline(monkeypatch, n
     with pytest.raises(InvalidParameter, match="is invalid: no Dask scheduler answered there"):
         list(executor.completed(abs, [1], "dask", scheduler=not_dask))
     assert time.monotonic() - start < 10
+
+
+def test_a_local_clusters_workers_leave_ctrl_c_to_this_process():
+    """A terminal sends Ctrl-C to the whole process group: the workers verialloc starts ignore it (interrupted, they
+    printed tracebacks and lost finished results); this process is interrupted and stops them."""
+    pytest.importorskip("dask.distributed")
+    before = signal.getsignal(signal.SIGINT)
+    handler = lambda signum: str(signal.getsignal(signum))  # noqa: E731  (a handler may not pickle: its name does)
+    assert list(executor.completed(handler, [signal.SIGINT], "dask", workers=1)) == [(0, str(signal.SIG_IGN))]
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_ctrl_c_while_a_local_cluster_starts_stops_it_once_it_is_up(monkeypatch):
+    """Raised inside the start, the interrupt left a half-started cluster behind (an atexit hook then failed)."""
+    distributed = pytest.importorskip("dask.distributed")
+    started = []
+
+    class Interrupted(distributed.LocalCluster):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            started.append(self)
+            signal.raise_signal(signal.SIGINT)
+
+    monkeypatch.setattr(distributed, "LocalCluster", Interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        list(executor.completed(abs, [1], "dask", workers=1))
+    assert [c.status.name for c in started] == ["closed"]
+
+
+def test_stopping_early_does_not_wait_for_a_running_task():
+    """A consumer that stops (Ctrl-C, an error) while a worker runs a long task: the task is cancelled and its worker
+    killed after STOP_GRACE seconds (the cluster's own close waited 4 s, the executor's exit for every task)."""
+    pytest.importorskip("dask.distributed")
+    tasks = executor.completed(time.sleep, [0, 600], "dask", workers=1)
+    assert next(tasks) == (0, None)
+    start = time.monotonic()
+    tasks.close()
+    assert time.monotonic() - start < executor.STOP_GRACE + 2
 
 
 def test_dask_gives_the_local_results(tmp_path, truths, cluster):

@@ -4,7 +4,8 @@
   "local"    in this process, one after the other, in order;
   "process"  a local pool of `workers` processes (concurrent.futures.ProcessPoolExecutor);
   "dask"     a Dask cluster (extra `dask`): the scheduler at `scheduler` ("tcp://host:8786"), or a LocalCluster
-             of `workers` single-threaded worker processes (default: one per core) started for the run;
+             of `workers` single-threaded worker processes (default: one per core) started for the run, whose
+             workers ignore SIGINT: Ctrl-C interrupts this process, which cancels the tasks and stops them;
 or any concurrent.futures.Executor given as the object (a thread pool, `dask.distributed.Client.get_executor()`).
 At most WINDOW tasks are in flight, so a long input is fed as results come back. `fn` and the items must be
 picklable for "process" and "dask" (a module-level function; workers need verialloc installed).
@@ -18,9 +19,12 @@ from __future__ import annotations
 import contextlib
 import gc
 import logging
+import multiprocessing
 import os
+import signal
 import threading
 from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, wait
+from multiprocessing import forkserver
 
 from ..errors import InvalidParameter, UnsupportedRequest
 from ..mp_lock import MPMATH
@@ -31,6 +35,8 @@ WINDOW = 256
 #: seconds to wait for a Dask scheduler to answer, and beyond that for its handshake
 CONNECT_TIMEOUT = 10
 HANDSHAKE_GRACE = 5
+#: seconds a local worker still running a task when the run ends (Ctrl-C, an error) has before it is killed
+STOP_GRACE = 1
 
 
 def check(executor: str, scheduler: str | None = None, workers: int | None = None) -> None:
@@ -67,7 +73,7 @@ def completed(fn, items, executor="local", *, scheduler: str | None = None, work
         if executor == "process":
             pool = stack.enter_context(ProcessPoolExecutor(max_workers=workers or os.cpu_count()))
         else:
-            pool = stack.enter_context(_dask(stack, scheduler, workers))
+            pool = _dask(stack, scheduler, workers)
         yield from _windowed(pool, fn, items)
 
 
@@ -95,17 +101,67 @@ def _one_at_a_time(fn, item):
 
 
 def _dask(stack: contextlib.ExitStack, scheduler: str | None, workers: int | None):
-    """The concurrent.futures face of a Dask client (closed with `stack`)."""
+    """The concurrent.futures face of a Dask client, closed with `stack` without waiting for tasks (after Ctrl-C, the
+    executor's own exit, shutdown(wait=True), waited for every task it had handed out, those whose results were
+    lost with interrupted workers included: for minutes, or for ever)."""
     import dask
     from dask.distributed import Client, LocalCluster  # present: check() has looked
     if scheduler is None:  # non-daemonic workers: a task may fork (audit's per-call timeout child)
-        stack.enter_context(dask.config.set({"distributed.worker.daemon": False}))
-        cluster = stack.enter_context(LocalCluster(n_workers=workers or os.cpu_count(), threads_per_worker=1,
-                                                   dashboard_address=None, silence_logs=logging.ERROR))
-        client = stack.enter_context(Client(cluster))
+        stack.enter_context(dask.config.set({"distributed.worker.daemon": False,
+                                             "distributed.worker.multiprocessing-method": _start_method()}))
+        with _sigint_deferred():
+            cluster = stack.enter_context(LocalCluster(n_workers=workers or os.cpu_count(), threads_per_worker=1,
+                                                       dashboard_address=None, silence_logs=logging.CRITICAL))
+            stack.callback(_stop_workers, cluster)
+            client = stack.enter_context(Client(cluster))
     else:
         client = stack.enter_context(_connect(scheduler))
-    return client.get_executor(pure=False)
+    pool = client.get_executor(pure=False)
+    stack.callback(pool.shutdown, wait=False)
+    return pool
+
+
+def _start_method() -> str:
+    """How local workers start: forked by a fork server that was started ignoring SIGINT, so they ignore it too (the
+    server gives its children the handlers it found). A terminal's Ctrl-C goes to the whole process group, and
+    interrupted workers printed tracebacks and lost finished results; this process alone is interrupted and stops
+    them. Without a fork server (Windows), or off the main thread (signal handlers are set there), spawned."""
+    if "forkserver" not in multiprocessing.get_all_start_methods() or not _main_thread():
+        return "spawn"
+    handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGINT, handler)
+    return "forkserver"
+
+
+@contextlib.contextmanager
+def _sigint_deferred():
+    """A Ctrl-C while the cluster starts is delivered once it is up and held by the ExitStack (raised inside its
+    start, it left a half-started cluster to an atexit hook that failed with a traceback)."""
+    if not _main_thread():
+        yield
+        return
+    caught = []
+    handler = signal.signal(signal.SIGINT, lambda *_: caught.append(True))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, handler)
+    if caught:
+        signal.raise_signal(signal.SIGINT)
+
+
+def _main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+def _stop_workers(cluster) -> None:
+    """Close the cluster's workers, killing one still running a task after STOP_GRACE seconds (the cluster's own
+    close gives it 4 s)."""
+    import asyncio
+    cluster.sync(asyncio.gather, *(nanny.close(timeout=STOP_GRACE) for nanny in cluster.workers.values()))
 
 
 def _connect(scheduler: str):
