@@ -1,5 +1,6 @@
 """Issue #11: hostile input and oversized work are refused before work starts (cost model, verialloc.cost), budgets
 are hard limits, extreme parameters get the right answer or a clear refusal, pair files are read with a limit."""
+import math
 import subprocess
 import sys
 import time
@@ -7,7 +8,7 @@ import time
 import mpmath as mp
 import pytest
 
-from verialloc import Config, Gaussian, api, cost
+from verialloc import Config, DiscretePair, Gaussian, RandomizedResponse, api, cost
 from verialloc.certify import calibrate
 from verialloc.cli import main
 from verialloc.errors import InvalidParameter, UnsupportedRequest
@@ -256,3 +257,62 @@ def test_huge_losses_are_refused_within_the_budget(capsys):
                                     "--epsilon", "1", "--budget", "5")
     assert status == 2 and err.count("\n") == 1 and err.startswith("verialloc: error: sigma=") and len(err) < 400
     assert "--method pld" in err and seconds < 5
+
+
+# #14 item 3: exact finite pairs. The estimate was 0.15 ms per count vector C(t·E + m − 1, m − 1), one evaluation:
+# randomized response at t = 3e5 took 47–58 s and 0.7 GB (estimated 45 s, 207 MiB) — each direction builds and queries
+# the pair at two working precisions — and epochs were counted as t·E steps (601 vectors for t = 2, E = 300, where
+# the pair has 45 451 atoms). Timed end to end (2 cores under load; seconds, peak resident MB):
+FINITE_PAIRS = {"rr": RandomizedResponse(1), "p3": DiscretePair(["1/2", "3/10", "1/5"], ["1/5", "3/10", "1/2"]),
+                "p5": DiscretePair(["0.3", "0.25", "0.2", "0.15", "0.1"], ["0.1", "0.15", "0.2", "0.25", "0.3"])}
+FINITE_TIMINGS = [  # (pair, query, value, steps, k, epochs, scheme, digits, seconds, MB)
+    ("rr", "delta", "0.5", 10_000, 1, 1, "allocation", 12, 1.59, 128),
+    ("rr", "epsilon", "1e-5", 30_000, 1, 1, "allocation", 12, 4.35, 168),
+    ("rr", "epsilon", "1e-5", 100_000, 1, 1, "allocation", 12, 16.7, 312),
+    ("rr", "epsilon", "1e-5", 300_000, 1, 1, "allocation", 12, 47.6, 717),
+    ("rr", "epsilon", "1e-5", 100_000, 1, 1, "poisson", 12, 17.6, 363),
+    ("rr", "delta", "0.5", 10_000, 1, 1, "allocation", 200, 2.16, 134),
+    ("rr", "epsilon", "1e-5", 2, 1, 300, "allocation", 12, 5.06, 176),
+    ("rr", "delta", "0.5", 20_000, 5, 1, "allocation", 12, 4.36, 148),
+    ("p3", "epsilon", "1e-5", 300, 3, 1, "allocation", 12, 18.6, 170),
+    ("p5", "epsilon", "1e-5", 30, 1, 1, "poisson", 12, 8.53, 172),
+]
+
+
+def finite_config(pair, steps, k, epochs, scheme) -> Config:
+    return Config(FINITE_PAIRS[pair], scheme=scheme, steps=steps, k=k, epochs=epochs,
+                  **({"rate": "1/2"} if scheme == "poisson" else {}))
+
+
+@pytest.mark.parametrize("pair,query,value,steps,k,epochs,scheme,digits,seconds,mb", FINITE_TIMINGS)
+def test_exact_finite_estimate_bounds_the_timed_runs(pair, query, value, steps, k, epochs, scheme, digits, seconds,
+                                                     mb):
+    est = cost.estimate(query, finite_config(pair, steps, k, epochs, scheme), "exact", value, digits=digits)
+    assert est.seconds >= 1.5 * seconds and est.memory >= 1.2 * mb * 2 ** 20
+
+
+def test_exact_finite_estimate_grows_with_the_atoms_built():
+    """The model's structure against hand-counted sizes: at least linear in the atoms of the composed pair
+    (C(t + 1, 1) for randomized response, C(N + E − 1, E) after E epochs), per direction, more for ε (sorting) than δ,
+    more with the k-subset terms and the working digits."""
+    def seconds(query="delta", steps=1000, k=1, epochs=1, digits=12, direction="both", pair="rr"):
+        config = finite_config(pair, steps, k, epochs, "allocation")
+        return cost.estimate(query, config, "exact", "0.5", digits=digits, direction=direction).seconds - \
+            cost.BASE_SECONDS
+    for small, large in ((1000, 10_000), (10_000, 300_000)):
+        assert seconds(steps=large) / seconds(steps=small) >= (large + 1) / (small + 1)
+    # E epochs of the 3-atom pair of t = 2: C(3 + E − 1, E) atoms built on the 3 (45 451 at E = 300, 496 at E = 30)
+    assert seconds(steps=2, epochs=300) / seconds(steps=2, epochs=30) >= (math.comb(302, 300) + 3) / (math.comb(32, 30) + 3)
+    assert seconds(direction="both") == pytest.approx(2 * seconds(direction="remove"))
+    assert seconds("epsilon") > seconds("delta")
+    assert seconds(steps=1000, k=5) > seconds(steps=1000, k=1) and seconds(digits=200) > seconds(digits=12)
+
+
+def test_exact_finite_is_refused_naming_budget_and_the_faster_method(capsys):
+    status, out, err, seconds = cli(capsys, "delta", "--mechanism", "randomized-response", "--eps0", "1", "--steps",
+                                    "300000", "--epsilon", "0.5", "--method", "exact", "--budget", "60")
+    assert status == 2 and err.count("\n") == 1 and err.startswith("verialloc: error: steps=300000 ")
+    assert "--budget" in err and "--method pld" in err and "nearest feasible setting is steps <=" in err
+    status, out, err, seconds = cli(capsys, "delta", "--mechanism", "randomized-response", "--eps0", "1", "--steps",
+                                    "2", "--epochs", "300", "--epsilon", "0.5", "--method", "exact", "--budget", "5")
+    assert status == 2 and err.startswith("verialloc: error: epochs=300 ") and "--method pld" in err

@@ -123,6 +123,40 @@ def scheme_pair(mech, scheme: str, steps, *, k=1, epochs=1, rate=None, exact: bo
     return pair.power(e)
 
 
+def composition_sizes(mech, scheme: str, steps: int, *, k: int = 1, epochs: int = 1) -> tuple[int, int, int]:
+    """(atoms of the scheme's pair, k-subset terms per atom (allocation; 0 for Poisson), atoms after `epochs`): what
+    `scheme_pair` builds (count vectors C(t + m − 1, m − 1) for m outputs; E epochs: C(N + E − 1, E)), each capped
+    just above the exact layer's limits (MAX_ATOMS, MAX_TERMS), which refuse before building. Read by the cost model
+    (verialloc.cost) with the working digits of `_certified`."""
+    p, q = _finite(mech).probabilities()  # their zero pattern only
+    if scheme == "allocation":
+        bounds = [0 if x == 0 and y == 0 else (steps if y > 0 else k) for x, y in zip(p, q)]
+        splits = count_vectors_size(k, [k if x > 0 else 0 for x in p])
+    else:
+        bounds, splits = [0 if x == 0 and y == 0 else steps for x, y in zip(p, q)], 0
+    atoms = count_vectors_size(steps, bounds)
+    composed = atoms if epochs == 1 else _binomial_capped(atoms + epochs - 1, epochs, MAX_ATOMS + 1)
+    return atoms, splits, composed
+
+
+def _binomial_capped(n: int, r: int, cap: int) -> int:
+    """C(n, r), or cap when it is larger (never forming a huge integer)."""
+    r = min(r, n - r)
+    if math.lgamma(n + 1) - math.lgamma(r + 1) - math.lgamma(n - r + 1) > math.log(cap) + 1:
+        return cap
+    return min(math.comb(n, r), cap)
+
+
+def working_digits(steps: int, epochs: int, digits: int) -> tuple[int, int]:
+    """The working digits of `_certified`'s first two evaluations (digits + guard, digits + 2·guard)."""
+    guard = _guard(steps, epochs)
+    return digits + guard, digits + 2 * guard
+
+
+def _guard(steps: int, epochs: int) -> int:
+    return 10 + 2 * len(str(steps * epochs))
+
+
 def discrete_delta(mech, scheme: str, steps, epsilon, direction: str, *, k=1, epochs=1, rate=None, digits=30) -> mp.mpf:
     """δ(ε) of `scheme` over the finite pair `mech` (F2, F3): remove, add, or both (= max of the two).
 
@@ -183,7 +217,7 @@ def _certified(mech, scheme, steps, k, epochs, rate, digits, query, *, proven_ze
     """
     n = check_digits(digits)
     t = integer("steps", steps)
-    guard = 10 + 2 * len(str(t * integer("epochs", epochs)))
+    guard = _guard(t, integer("epochs", epochs))
     dps, cap = n + guard, None
     previous = prev_dps = None
     decided, tested = {}, set()
