@@ -15,7 +15,7 @@ import pytest
 
 from verialloc import Config, DiscretePair, Gaussian, Laplace, RandomizedResponse
 from verialloc.certify import float_error
-from verialloc.certify.refine import EXACT_MAX_COUNTS, exact_is_cheap
+from verialloc.certify.refine import EXACT_MAX_COUNTS, EXACT_TERMS_PER_ATOM, exact_is_cheap
 from verialloc.numeric.pld.pld import PLD
 
 LN3 = math.log(3.0)
@@ -76,15 +76,22 @@ def three_atoms(steps: int) -> Config:
     return Config(DiscretePair(["1/2", "1/4", "1/4"], ["1/4", "1/4", "1/2"]), steps=steps)
 
 
-# (config, cheap?), each derived by hand from the documented rule: finite pairs by their count vectors
-# C(t·E + m − 1, m − 1) ≤ EXACT_MAX_COUNTS (m atoms); the Gaussian with k = t (allocation) or λ = 1 (Poisson) is an
-# F13 composition; any other continuous pair only for t·E ≤ 2.
+# (config, cheap?), each derived by hand from the documented rule: finite pairs by the atoms of the composed pair —
+# N = C(t + m − 1, m − 1) count vectors (m outputs, all with Q > 0 here), then C(N + E − 1, E) after E epochs —
+# at most EXACT_MAX_COUNTS, and N times the k-subset splits C(k + m − 1, m − 1) at most 4·EXACT_MAX_COUNTS; the
+# Gaussian with k = t (allocation) or λ = 1 (Poisson) is an F13 composition; any other continuous pair only for
+# t·E ≤ 2. (#14: the rule counted C(t·E + m − 1, m − 1), 601 for t = 2, E = 300, where the pair has 45 451 atoms.)
+FIVE = DiscretePair(["0.3", "0.25", "0.2", "0.15", "0.1"], ["0.1", "0.15", "0.2", "0.25", "0.3"])
 ROUTES = [
     (Config(RandomizedResponse(1), steps=19_999), True),  # m = 2: C(20 000, 1) = 20 000, at the limit
     (Config(RandomizedResponse(1), steps=20_000), False),  # C(20 001, 1)
-    (Config(RandomizedResponse(1), steps=10_000, epochs=2), False),  # t·E = 20 000: C(20 001, 1)
+    (Config(RandomizedResponse(1), steps=10_000, epochs=2), False),  # C(10 001 + 1, 2) = 50 015 001
+    (Config(RandomizedResponse(1), steps=2, epochs=198), True),  # N = 3: C(200, 198) = 19 900
+    (Config(RandomizedResponse(1), steps=2, epochs=199), False),  # C(201, 199) = 20 100 (t·E = 398)
     (three_atoms(198), True),  # C(200, 2) = 19 900
     (three_atoms(199), False),  # C(201, 2) = 20 100
+    (Config(FIVE, steps=10, k=2), True),  # N = C(14, 4) = 1001, splits C(6, 4) = 15: 15 015 terms
+    (Config(FIVE, steps=10, k=10), False),  # splits C(14, 4) = 1001: 1 002 001 terms
     (Config(Gaussian(1), steps=10, k=10), True),  # allocation with k = t: F13
     (Config(Gaussian(1), steps=10), False),  # k = 1 < t = 10
     (Config(Gaussian(1), "poisson", steps=10, rate=1), True),  # λ = 1: F13
@@ -106,5 +113,5 @@ def test_exact_is_cheap_routes_by_the_documented_rule(config, cheap):
     answering False, `n <= 2` → `< 2` / `<= 3`, the last clause's `and` → `or`, its inner `or` → `and`,
     `k in (1, t)` → `not in` / `(2, t)`. The scheme test of the last clause is redundant (t·E ≤ 2 forces
     k ∈ {1, t}), so its misspellings are equivalent."""
-    assert EXACT_MAX_COUNTS == 20_000
+    assert EXACT_MAX_COUNTS == 20_000 and EXACT_TERMS_PER_ATOM == 4
     assert exact_is_cheap(config) is cheap
