@@ -9,7 +9,13 @@ MAX_SHOWN = 200
 
 
 def _shown(value) -> str:
-    text = str(value)
+    """A value's text for one message line: control characters escaped (no terminal escapes or line breaks from
+    user text), an integer too long for str() named by its size, long text cut."""
+    try:
+        text = str(value)
+    except ValueError:  # int of more than 4300 digits (sys.int_max_str_digits)
+        return f"(an integer of {value.bit_length()} bits)"
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
     return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + f"... ({len(text)} characters)"
 
 
@@ -22,7 +28,7 @@ class InvalidParameter(VeriallocError, ValueError):
 
     def __init__(self, name: str, value, valid: str):
         self.name, self.value, self.valid = name, value, valid
-        super().__init__(f"{name}={_shown(value)} is invalid: {valid}")
+        super().__init__(f"{_shown(name)}={_shown(value)} is invalid: {valid}")
 
 
 class UnsupportedRequest(VeriallocError, ValueError):
@@ -30,7 +36,7 @@ class UnsupportedRequest(VeriallocError, ValueError):
 
     def __init__(self, name: str, value, supported: str):
         self.name, self.value, self.supported = name, value, supported
-        super().__init__(f"{name}={_shown(value)} is not supported here: {supported}")
+        super().__init__(f"{_shown(name)}={_shown(value)} is not supported here: {supported}")
 
 
 class UsageError(VeriallocError, ValueError):

@@ -21,6 +21,7 @@ MAX_NUMBER_CHARS = 1000
 #: below Python's 4300-digit int-to-str limit), large ones up to 1e1000 (1e3999 as ε or σ took 80 s, then crashed)
 MIN_EXPONENT, MAX_EXPONENT = -4000, 1000
 _EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)\s*$")
+_NUMBER_CHARS = re.compile(r"[0-9.eE+\-/ \t\n]*", re.ASCII)
 
 
 def check_number_text(name: str, value) -> None:
@@ -30,14 +31,21 @@ def check_number_text(name: str, value) -> None:
         return
     if len(value) > MAX_NUMBER_CHARS:
         raise InvalidParameter(name, abbreviated(value), f"must be a number of at most {MAX_NUMBER_CHARS} characters")
+    if not _NUMBER_CHARS.fullmatch(value):  # Fraction() also takes "1_0" (10) and other scripts' digits ("١")
+        raise InvalidParameter(name, abbreviated(value), "must be a finite real number written with ASCII digits, "
+                                                         "'.', 'e', a sign and '/' (decimal or p/q)")
     m = _EXPONENT.search(value)
     if m and not MIN_EXPONENT <= int(m.group(1)) <= MAX_EXPONENT:
         raise InvalidParameter(name, value, f"must be a number with a decimal exponent in [{MIN_EXPONENT}, {MAX_EXPONENT}]")
 
 
 def abbreviated(value, limit: int = 60) -> str:
-    """A value as shown in an error line: its text, cut to `limit` characters."""
-    text = value if isinstance(value, str) else repr(value)
+    """A value as shown in an error line: its text (repr for non-strings; an integer too long for it named by its
+    size), cut to `limit` characters."""
+    try:
+        text = value if isinstance(value, str) else repr(value)
+    except ValueError:  # int of more than 4300 digits (sys.int_max_str_digits)
+        return f"(an integer of {value.bit_length()} bits)"
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
 
 

@@ -59,6 +59,24 @@ def test_negative_parameters_name_their_flag(capsys, text, name):
     assert line.startswith(f"verialloc: error: {name}={text} is invalid")
 
 
+@pytest.mark.parametrize("text", ["1_0", "\u0661", "0x10", "1e\u0661", "1\x1b[2J", "2\x00"])
+def test_number_text_is_ascii_decimal_or_p_q(capsys, text):
+    """Fraction() reads "1_0" as 10 and other scripts' digits ("١" as 1): a number on the command line, in a file
+    or a pair is ASCII digits, '.', 'e', sign and '/' only. Control characters in a value are escaped in the
+    message line (ESC reached the terminal) (hostile-user findings, #14)."""
+    line = one_error_line(capsys, ["delta", "--mechanism", "gaussian", "--sigma", text, "--steps", "1", "--epsilon", "1"])
+    assert line.startswith("verialloc: error: sigma=") and "ASCII digits" in line
+    assert line.isprintable()
+
+
+def test_huge_integers_in_messages_are_named_by_size():
+    """str() of an int beyond 4300 digits raises ValueError: the message builders crashed with it."""
+    from verialloc.errors import InvalidParameter
+    from verialloc.validation import abbreviated
+    assert str(InvalidParameter("steps", 10 ** 5000, "x")) == "steps=(an integer of 16610 bits) is invalid: x"
+    assert abbreviated(-(10 ** 5000)) == "(an integer of 16610 bits)"
+
+
 def test_bare_command_prints_a_usage_hint(capsys):
     line = one_error_line(capsys, [])
     assert "usage: verialloc" in line and "delta" in line and "--help" in line and "arguments=" not in line

@@ -112,6 +112,17 @@ def test_a_number_in_a_file_keeps_every_digit(capsys, tmp_path, kind, text, exac
     assert by_file == json.loads(run_ok(capsys, query + ["--mechanism", "gaussian", "--sigma", text, "--steps", "1"]))
 
 
+def test_toml_digit_separators_are_toml_not_python(capsys, tmp_path):
+    """TOML's 1_0.5 is 10.5 (a float read as its text, separators dropped); a string "1_0" is refused (Fraction
+    read it as 10)."""
+    path = tmp_path / "run.toml"
+    path.write_text('mechanism = "gaussian"\nsigma = 1_0.5\nsteps = 1_0\n')
+    out = json.loads(run_ok(capsys, ["rdp", "--alpha", "2", "--json", "--config", str(path)]))
+    assert out["params"]["sigma"] == "21/2" and out["steps"] == 10
+    path.write_text('mechanism = "gaussian"\nsigma = "1_0"\nsteps = 1\n')
+    assert "ASCII digits" in one_error_line(capsys, ["rdp", "--alpha", "2", "--config", str(path)])
+
+
 @pytest.mark.parametrize("pair_value", [
     PAIR,                                                  # a TOML/JSON table
     json.dumps(PAIR),                                      # an inline JSON object string

@@ -67,13 +67,18 @@ def read_mapping(path) -> dict:
 
 def _toml(text: str, path) -> dict:
     try:
-        return tomllib.loads(text, parse_float=str)  # a float as its text: read exactly, like a flag
+        return tomllib.loads(text, parse_float=_toml_float)
     except (tomllib.TOMLDecodeError, RecursionError) as exc:
         raise InvalidParameter("config", path, f"must be a readable TOML file ({type(exc).__name__}: "
                                                f"{abbreviated(str(exc), 200)})") from None
     except ValueError:  # int() of more than 4300 digits (sys.int_max_str_digits)
         raise InvalidParameter("config", path, "must be a readable TOML file: it holds an integer of more than 4300 "
                                                "digits") from None
+
+
+def _toml_float(text: str) -> str:
+    """A TOML float as its text, read exactly like a flag; TOML's digit separators (1_000.5) dropped."""
+    return text.replace("_", "")
 
 
 def flag_values(data: dict) -> dict:
