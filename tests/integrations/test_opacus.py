@@ -205,7 +205,8 @@ HOSTILE = [
     ('"[[1, 0.01, 10]]"', "opacus-history="),
     ("[[1, 0.01, 10]", "must be a readable JSON file"),
     ("[[NaN, 0.01, 10]]", "NaN is not a JSON number"),
-    ("[[1, 1e99999999, 10]]", "the number 1e99999999 is beyond float64"),
+    ("[[1, 1e99999999, 10]]", "history[0].sample_rate=1e99999999 is invalid: must be a number with a decimal exponent"),
+    ("[[1, 0.01, 1.0000000000000000001e3]]", "history[0].num_steps=1.0000000000000000001e3 is invalid: must be an integer"),
     ('{"history": [[1, 0.01, 10]], "history": []}', "the key 'history' appears twice"),
     ('[[1, "1e99999999", 10]]', "history[0].sample_rate=1e99999999"),
     ("[[1, 0.01, " + "9" * 5000 + "]]", "more than 4300 digits"),
@@ -235,3 +236,23 @@ def test_cli_hostile_paths(tmp_path, capsys):
         line = one_error_line(capsys, ["certify", "--from-opacus-history", str(path), "--delta", "1e-5",
                                        "--claimed-epsilon", "1"])
         assert "opacus-history=" in line and expected in line, line
+
+
+
+def test_file_numbers_are_read_as_written_and_library_numbers_accepted():
+    """A history file's 0.0100000000000000000001 became the rate 1/100 through float64 (a more private run was
+    certified); numpy and Decimal values were refused as 'must be a number' (hostile-user findings, #14)."""
+    import numpy as np
+    from decimal import Decimal
+    from verialloc.integrations.opacus import config_from_opacus_history, load_history
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
+        fh.write("[[0.99999999999999999999, 0.0100000000000000000001, 1000]]")
+    try:
+        config = config_from_opacus_history(load_history(fh.name))
+    finally:
+        os.unlink(fh.name)
+    assert config.rate == Fraction("0.0100000000000000000001") and config.mechanism.sigma == Fraction("0.99999999999999999999")
+    assert config_from_opacus_history([(1.0, 0.01, np.int64(100))]).steps == 100
+    assert config_from_opacus_history([(np.float32(1.5), np.float64(0.01), 10)]).rate == Fraction(1, 100)
+    assert config_from_opacus_history([(Decimal("1.5"), Decimal("0.01"), 10)]).mechanism.sigma == Fraction(3, 2)

@@ -14,12 +14,15 @@ Gaussian mechanism with noise multiplier σ = noise std / clipping norm on a Poi
 
 `history_of(source)` reads a history from an accountant (anything with `.history`), a PrivacyEngine (anything with
 `.accountant.history`), a list of triples, or a JSON file (`[[σ, q, T], ...]` or `{"history": [...]}`, at most
-MAX_HISTORY_BYTES). Numbers are read exactly through their shortest decimal repr (0.01 is 1/100), as everywhere in
-verialloc (`validation.to_fraction`).
+MAX_HISTORY_BYTES). Numbers are read exactly: a file's as written (0.0100000000000000000001 is not 0.01, 1e3 steps is
+1000 but 1.0000000000000000001e3 is no integer), floats (Python, numpy) through their shortest decimal repr (0.01 is
+1/100), Decimals as written, as everywhere in verialloc (`validation.to_fraction`).
 """
 from __future__ import annotations
 
+import numbers
 import os
+from decimal import Decimal
 from fractions import Fraction
 
 from .. import json_input
@@ -52,7 +55,7 @@ def history_of(source) -> list:
 def load_history(path) -> list:
     """The history in a JSON file: `[[σ, q, T], ...]` or `{"history": [...]}` (parsed by json only, bounded)."""
     data = json_input.loads(read_limited(path, "opacus-history", MAX_HISTORY_BYTES), "opacus-history", path,
-                            "must be a readable JSON file")
+                            "must be a readable JSON file", exact=True)  # 0.0100000000000000000001 as written
     if isinstance(data, dict):
         if set(data) != {"history"}:
             raise InvalidParameter("opacus-history", path, 'an object must have exactly one key, "history" (keys: '
@@ -99,7 +102,7 @@ def _entry(i: int, entry) -> tuple[Fraction, Fraction, int]:
     if not isinstance(entry, (list, tuple)) or len(entry) != 3:
         raise InvalidParameter(where, abbreviated(entry), "must be (noise_multiplier, sample_rate, num_steps)")
     for field, value in zip(FIELDS, entry):
-        if isinstance(value, bool) or not isinstance(value, (int, float, str, Fraction)):
+        if isinstance(value, bool) or not isinstance(value, (numbers.Real, str, Decimal)):
             raise InvalidParameter(f"{where}.{field}", abbreviated(value), "must be a number or a decimal string")
         check_number_text(f"{where}.{field}", value)
     sigma, q, steps = entry
