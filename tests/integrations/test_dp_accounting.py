@@ -386,3 +386,14 @@ def test_rdp_accountant_on_poisson_gaussian_names_its_own_keywords():
     with pytest.raises(UnsupportedRequest) as info:
         accountant.get_epsilon(1e-5)
     assert info.value.name == "method" and "method='pld'" in str(info.value) and "direction=remove" not in str(info.value)
+
+
+@pytest.mark.parametrize("eps", ["-1e-400", "-1e-30", -1, "-0.5"])
+def test_empty_accountant_delta_is_an_upper_bound_at_any_negative_epsilon(eps):
+    """P = Q: δ(ε) = 1 − e^ε for ε < 0. '-1e-400' went through float64 as −0.0 and returned 0.0, below the truth
+    1 − e^(−1e-400) ≈ 1e-400 (hostile-user finding, #14). Checked against mpmath at 50 digits."""
+    from verialloc.mechanisms.base import mpq
+    got = VerifiedAccountant().get_delta(eps)
+    with mp.workdps(50):
+        truth = -mp.expm1(mpq(Fraction(str(eps))))
+        assert truth <= got <= truth * (1 + 1e-15) + 5e-324

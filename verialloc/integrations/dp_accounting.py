@@ -37,10 +37,10 @@ above, so a RandomizedResponseDpEvent translates under REPLACE_SPECIAL only. REP
 from __future__ import annotations
 
 import dataclasses
-import math
 from fractions import Fraction
 
 import attr
+import mpmath as mp
 from dp_accounting import dp_event as dpe
 from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
 
@@ -48,8 +48,9 @@ from .. import api, cost
 from ..config import Config
 from ..errors import InvalidParameter, UnsupportedRequest, VeriallocError
 from ..mechanisms import DiscretePair, Gaussian, Laplace, Mechanism
+from ..mechanisms.base import mpq
 from ..result import Bracket
-from ..rounding import float_up, round_up
+from ..rounding import float_up
 from ..validation import (abbreviated, as_float, digits as check_digits, integer, open_unit, positive, rate, real,
                           to_fraction)
 
@@ -152,9 +153,13 @@ class VerifiedAccountant(PrivacyAccountant):
     def get_delta(self, target_epsilon: float) -> float:
         """The certified upper end of δ(ε), rounded up to float64; max(0, 1 − e^ε) (rounded up) while nothing has
         been composed (P = Q). `target_epsilon`: a finite number (or decimal string) within the float64 range."""
-        if isinstance(self.ledger, dpe.NoOpDpEvent):
-            eps = as_float("target_epsilon", target_epsilon)
-            return 0.0 if eps >= 0 else min(1.0, round_up(-math.expm1(eps)))
+        if isinstance(self.ledger, dpe.NoOpDpEvent):  # 1 − e^ε from the exact ε: −1e-400 is no float64 −0.0
+            as_float("target_epsilon", target_epsilon)  # within the float64 range, as for a composed ledger
+            eps = real("target_epsilon", target_epsilon)
+            if eps >= 0:
+                return 0.0
+            with mp.workdps(30):  # 1e-25 relative above the 30-digit value: above the truth, then rounded up
+                return min(1.0, float_up(-mp.expm1(mpq(eps)) * (1 + mp.mpf(10) ** -25)))
         return min(1.0, float_up(self.get_delta_bracket(target_epsilon).upper))
 
 
