@@ -350,3 +350,17 @@ def test_f31_and_i7_at_moderate_t():
             mix[label] += (1 - lam_mp) ** t * b
         for label, a, b in zip(poisson.labels, poisson.a, poisson.b):
             assert matches(mix[label], a) and matches(q_t[label], b)
+
+
+def test_too_many_subset_terms_name_the_parameter_that_helps():
+    """C(2002, 2) = 2 003 001 count vectors × 3 single-output splits > MAX_TERMS = 4e6: at k = 1 only fewer steps
+    help (the refusal named k=1); at k = 2, C(1202, 2) = 721 801 vectors × C(4, 2) = 6 splits do not fit either."""
+    from verialloc.errors import UnsupportedRequest
+    from verialloc.exact.discrete_profiles import allocation_pair
+    three = DiscretePair(["1/2", "3/10", "1/5"], ["1/5", "3/10", "1/2"])
+    with pytest.raises(UnsupportedRequest) as info:
+        allocation_pair(three, 2000, 1)
+    assert info.value.name == "steps" and "--method pld" in str(info.value)
+    with pytest.raises(UnsupportedRequest) as info:
+        allocation_pair(three, 1200, 2)
+    assert info.value.name == "k"

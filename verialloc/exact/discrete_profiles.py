@@ -52,9 +52,11 @@ def allocation_pair(mech, steps, k=1, *, exact: bool = False) -> FiniteLossPair:
             "steps", t, f"{len(p)} outputs give {size} count vectors at steps={t}; at most {MAX_ATOMS} are supported",
         )
     splits = list(count_vectors(k, [k if x > 0 else 0 for x in p]))
-    if size * len(splits) > MAX_TERMS:
+    if size * len(splits) > MAX_TERMS:  # at k = 1 only fewer steps help: name them
+        name, value = ("k", k) if k > 1 else ("steps", t)
         raise UnsupportedRequest(
-            "k", k, f"steps={t}, k={k} need {size} x {len(splits)} subset terms; at most {MAX_TERMS} are supported",
+            name, value, f"steps={t}, k={k} need {size} x {len(splits)} subset terms; at most {MAX_TERMS} are "
+                         "supported; use --method pld",
         )
     scaled_p = [scaled_powers(x, k) for x in p]
     scaled_q = [scaled_powers(y, t) for y in q]
