@@ -13,7 +13,7 @@ import socket
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import mpmath as mp
 import pytest
@@ -276,6 +276,37 @@ def test_local_and_pools_yield_every_result_once(monkeypatch):
     with ThreadPoolExecutor(2) as pool:
         assert sorted(executor.completed(abs, range(-5, 0), pool)) == [(i, 5 - i) for i in range(5)]
     assert sorted(executor.completed(abs, range(-5, 0), "process", workers=1)) == [(i, 5 - i) for i in range(5)]
+
+
+def test_local_pools_never_have_more_processes_than_tasks(monkeypatch):
+    """--workers 1000 started 1000 processes for 3 rows: a pool has min(workers, tasks) of them, none for no task."""
+    sizes = []
+
+    class Recording(ProcessPoolExecutor):
+        def __init__(self, max_workers):
+            sizes.append(max_workers)
+            super().__init__(max_workers)
+
+    monkeypatch.setattr(executor, "ProcessPoolExecutor", Recording)
+    assert sorted(executor.completed(abs, [-1, -2, -3], "process", workers=8)) == [(0, 1), (1, 2), (2, 3)]
+    assert sorted(executor.completed(abs, [-1, -2, -3], "process", workers=2)) == [(0, 1), (1, 2), (2, 3)]
+    assert list(executor.completed(abs, [], "process", workers=4)) == []
+    assert sizes == [3, 2]
+
+
+def test_a_local_cluster_never_has_more_workers_than_tasks(monkeypatch):
+    distributed = pytest.importorskip("dask.distributed")
+    sizes = []
+
+    class Recording(distributed.LocalCluster):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            sizes.append(len(self.workers))
+
+    monkeypatch.setattr(distributed, "LocalCluster", Recording)
+    assert list(executor.completed(abs, [-1], "dask", workers=3)) == [(0, 1)]
+    assert list(executor.completed(abs, [], "dask")) == []
+    assert sizes == [1]
 
 
 def precision_held(digits):

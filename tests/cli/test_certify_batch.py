@@ -17,7 +17,7 @@ import mpmath as mp
 import pytest
 
 from verialloc.certify import batch, executor
-from verialloc.cli import main
+from verialloc.cli import executors, main
 
 #: one step of the Gaussian (σ = 1): δ(ε = 1) = Φ(−1/2) − e Φ(−3/2) = 0.1269367…; randomized response ε0 = 1
 #: composed twice: ε(δ = 0.1) = 2 − ln(1 − 0.1/a²)… — the claims below sit far from the truths on either side
@@ -197,6 +197,17 @@ def test_flag_conflicts(tmp_path, capsys, extra, message):
     write(src, ROWS)
     err = one_error_line(capsys, ["certify", "--batch", str(src), "--out", str(tmp_path / "r.csv"), *extra])
     assert message in err
+
+
+def test_workers_are_at_most_two_per_core(tmp_path, capsys, monkeypatch):
+    """The cap of --workers says what it is: 1024 let a 2-core machine start 1000 processes of 85 MB and up."""
+    monkeypatch.setattr(executors, "cores", lambda: 3)
+    src = tmp_path / "c.csv"
+    write(src, ROWS[:2])
+    argv = ["certify", "--batch", str(src), "--out", str(tmp_path / "r.csv"), "--executor", "process", "--workers"]
+    assert ("workers=7 is invalid: must be an integer in [1, 6] (2 per core, 3 cores here: the tasks are CPU-bound"
+            in one_error_line(capsys, argv + ["7"]))
+    assert run(capsys, argv + ["6"])[0] == 0
 
 
 def test_batch_and_out_go_together(tmp_path, capsys):

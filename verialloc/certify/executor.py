@@ -4,8 +4,9 @@
   "local"    in this process, one after the other, in order;
   "process"  a local pool of `workers` processes (concurrent.futures.ProcessPoolExecutor);
   "dask"     a Dask cluster (extra `dask`): the scheduler at `scheduler` ("tcp://host:8786"), or a LocalCluster
-             of `workers` single-threaded worker processes (default: one per core) started for the run, whose
-             workers ignore SIGINT: Ctrl-C interrupts this process, which cancels the tasks and stops them;
+             of `workers` single-threaded worker processes started for the run, whose workers ignore SIGINT:
+             Ctrl-C interrupts this process, which cancels the tasks and stops them;
+local pools have `workers` processes (default: one per core), never more than there are items.
 or any concurrent.futures.Executor given as the object (a thread pool, `dask.distributed.Client.get_executor()`).
 At most WINDOW tasks are in flight, so a long input is fed as results come back. `fn` and the items must be
 picklable for "process" and "dask" (a module-level function; workers need verialloc installed).
@@ -69,12 +70,21 @@ def completed(fn, items, executor="local", *, scheduler: str | None = None, work
         for i, item in enumerate(items):
             yield i, fn(item)
         return
+    if not items:  # no pool or cluster started for nothing (a resumed batch with every row done)
+        return
+    size = min(workers or cores(), len(items))  # --workers 1000 started 1000 processes for 3 rows
     with contextlib.ExitStack() as stack:
         if executor == "process":
-            pool = stack.enter_context(ProcessPoolExecutor(max_workers=workers or os.cpu_count()))
+            pool = stack.enter_context(ProcessPoolExecutor(max_workers=size))
         else:
-            pool = _dask(stack, scheduler, workers)
+            pool = _dask(stack, scheduler, size)
         yield from _windowed(pool, fn, items)
+
+
+def cores() -> int:
+    """The cores this process may run on: its CPU affinity where the system has one (a container or `taskset` may
+    give it fewer than the machine's)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _windowed(pool: Executor, fn, items: list):
@@ -100,7 +110,7 @@ def _one_at_a_time(fn, item):
         return fn(item)
 
 
-def _dask(stack: contextlib.ExitStack, scheduler: str | None, workers: int | None):
+def _dask(stack: contextlib.ExitStack, scheduler: str | None, workers: int):
     """The concurrent.futures face of a Dask client, closed with `stack` without waiting for tasks (after Ctrl-C, the
     executor's own exit, shutdown(wait=True), waited for every task it had handed out, those whose results were
     lost with interrupted workers included: for minutes, or for ever)."""
@@ -110,7 +120,7 @@ def _dask(stack: contextlib.ExitStack, scheduler: str | None, workers: int | Non
         stack.enter_context(dask.config.set({"distributed.worker.daemon": False,
                                              "distributed.worker.multiprocessing-method": _start_method()}))
         with _sigint_deferred():
-            cluster = stack.enter_context(LocalCluster(n_workers=workers or os.cpu_count(), threads_per_worker=1,
+            cluster = stack.enter_context(LocalCluster(n_workers=workers, threads_per_worker=1,
                                                        dashboard_address=None, silence_logs=logging.CRITICAL))
             stack.callback(_stop_workers, cluster)
             client = stack.enter_context(Client(cluster))
