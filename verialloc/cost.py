@@ -518,5 +518,5 @@ def _short(x: Fraction) -> str:
         f = math.inf
     if f != 0 and math.isfinite(f):
         return f"{f:.6g}"
-    digits = len(str(abs(x.numerator))) - len(str(x.denominator))
-    return f"~1e{digits}"
+    digits = round((abs(x.numerator).bit_length() - x.denominator.bit_length()) * math.log10(2))
+    return f"~1e{digits}"  # from bit lengths: str() of an int beyond 4300 digits raises

@@ -8,13 +8,20 @@ Every message names the parameter and its valid range, so the CLI can print it a
 MAX_SHOWN = 200
 
 
+def huge_number_text(value) -> str:
+    """An int or Fraction too long for str(), named by its size."""
+    if hasattr(value, "denominator") and value.denominator != 1:
+        return f"(a fraction of {abs(value.numerator).bit_length()}/{value.denominator.bit_length()} bits)"
+    return f"(an integer of {abs(int(value)).bit_length()} bits)"
+
+
 def _shown(value) -> str:
     """A value's text for one message line: control characters escaped (no terminal escapes or line breaks from
     user text), an integer too long for str() named by its size, long text cut."""
     try:
         text = str(value)
-    except ValueError:  # int of more than 4300 digits (sys.int_max_str_digits)
-        return f"(an integer of {value.bit_length()} bits)"
+    except ValueError:  # an int (or a Fraction's) of more than 4300 digits (sys.int_max_str_digits)
+        return huge_number_text(value)
     text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
     return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + f"... ({len(text)} characters)"
 

@@ -11,12 +11,15 @@ import sys
 from fractions import Fraction
 from numbers import Rational
 
-from .errors import InvalidParameter
+from .errors import InvalidParameter, huge_number_text
 
 DIRECTIONS = ("remove", "add")
 
 
 MAX_NUMBER_CHARS = 1000
+#: largest numerator or denominator of an int or Fraction given directly (Python API): about 4000 decimal digits,
+#: as number text reaches through its exponent range; str() of a larger int raises
+MAX_RATIONAL_BITS = 13_300
 #: decimal exponents accepted in number text: tiny values down to 1e-4000 (the exact layer resolves them; 10^4000 stays
 #: below Python's 4300-digit int-to-str limit), large ones up to 1e1000 (1e3999 as ε or σ took 80 s, then crashed)
 MIN_EXPONENT, MAX_EXPONENT = -4000, 1000
@@ -44,8 +47,8 @@ def abbreviated(value, limit: int = 60) -> str:
     size), cut to `limit` characters."""
     try:
         text = value if isinstance(value, str) else repr(value)
-    except ValueError:  # int of more than 4300 digits (sys.int_max_str_digits)
-        return f"(an integer of {value.bit_length()} bits)"
+    except ValueError:  # an int (or a Fraction's) of more than 4300 digits (sys.int_max_str_digits)
+        return huge_number_text(value)
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
 
 
@@ -55,7 +58,11 @@ def to_fraction(name: str, value) -> Fraction:
     if isinstance(value, bool):
         raise InvalidParameter(name, value, "must be a finite real number")
     if isinstance(value, Rational):
-        return Fraction(value)
+        x = Fraction(int(value.numerator), int(value.denominator))  # numpy integers as Python ints
+        if max(abs(x.numerator).bit_length(), x.denominator.bit_length()) > MAX_RATIONAL_BITS:
+            raise InvalidParameter(name, abbreviated(value), "must be a number of at most 4000 digits "
+                                   "(numerator and denominator)")
+        return x
     if isinstance(value, float):
         value = float(value)  # numpy float64 is a float subclass whose repr is 'np.float64(...)'
         if not math.isfinite(value):
@@ -78,7 +85,9 @@ def to_fraction(name: str, value) -> Fraction:
         man, exp = value.man_exp
         magnitude = Fraction(man) * Fraction(2) ** exp
         return -magnitude if value < 0 else magnitude
-    return Fraction(str(value))
+    text = str(value)  # Decimal, numpy: their decimal text, checked like any number text (Decimal('1e-999999'))
+    check_number_text(name, text)
+    return Fraction(text)
 
 
 def positive(name: str, value) -> Fraction:
@@ -130,7 +139,9 @@ def integer(name: str, value, lo: int = 1, hi: int | None = None) -> int:
         raise InvalidParameter(name, value, _int_range(lo, hi))
     try:
         x = to_fraction(name, value)
-    except InvalidParameter:
+    except InvalidParameter as exc:
+        if "at most 4000 digits" in exc.valid or "decimal exponent" in exc.valid:  # a size limit: say which
+            raise
         raise InvalidParameter(name, value, _int_range(lo, hi)) from None
     if x.denominator != 1 or x < lo or (hi is not None and x > hi):
         raise InvalidParameter(name, value, _int_range(lo, hi))

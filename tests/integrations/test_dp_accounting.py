@@ -90,6 +90,8 @@ UNSUPPORTED = [
     (dpa.PoissonSampledDpEvent(1.5, G), ADD_REMOVE, InvalidParameter, "PoissonSampledDpEvent.sampling_probability"),
     (Self(G, 0), ADD_REMOVE, InvalidParameter, "SelfComposedDpEvent.count"),
     (Composed(None), ADD_REMOVE, InvalidParameter, "ComposedDpEvent.events"),  # was a raw TypeError
+    (dpa.GaussianDpEvent(10 ** 5000), ADD_REMOVE, InvalidParameter, "GaussianDpEvent.noise_multiplier"),  # ValueError
+    (Self(G, 10 ** 5000), ADD_REMOVE, InvalidParameter, "SelfComposedDpEvent.count"),  # of str() beyond 4300 digits
     (RandomAllocationDpEvent(3, 2, G), ADD_REMOVE, InvalidParameter, "RandomAllocationDpEvent.num_allocations"),
     (RandomAllocationDpEvent(1, 0, G), ADD_REMOVE, InvalidParameter, "RandomAllocationDpEvent.num_steps"),
     (dpa.RandomizedResponseDpEvent(1.5, 2), SPECIAL, InvalidParameter, "RandomizedResponseDpEvent.noise_parameter"),

@@ -414,3 +414,15 @@ def test_a_reference_beyond_the_budget_is_refused_before_it_starts():
     with pytest.raises(BudgetExceeded, match="budget"):
         check_accountant(lambda config, delta, direction: 1.0, Config(Gaussian(1), steps=3), delta=1e-5,
                          method="exact", budget=1)
+
+
+def test_huge_and_rational_values_are_judged_not_crashed():
+    """An ε of 10**5000 is a (useless) valid upper bound: it passes; a δ of −1/10**400 is a BAD RETURN shown cut;
+    max_loose as a Fraction is a number; these raised ValueError/OverflowError or were refused (#14)."""
+    config = Config(Gaussian(1))
+    check_accountant(lambda config, delta, direction: 10 ** 5000, config, delta=1e-5)
+    with pytest.raises(AssertionError, match=r"BAD RETURN: .* returned Fraction\(-1, 1000.*characters"):
+        check_accountant(lambda config, epsilon, direction: -Fraction(1, 10 ** 400), config, epsilon=1)
+    check_accountant(lambda config, delta, direction: 4.5, config, delta=1e-5, max_loose=Fraction(1, 10))
+    with pytest.raises(InvalidParameter, match="max_loose"):
+        check_accountant(lambda config, delta, direction: 4.5, config, delta=1e-5, max_loose=10 ** 400)

@@ -178,9 +178,9 @@ def _claim_of(raw, quantity: str):
     if value is None:
         return None, f"returned the {type(raw).__name__} {abbreviated(repr(raw), 40)}"
     if mp.isnan(value):
-        return None, f"returned {raw!r}"
+        return None, f"returned {abbreviated(raw, 60)}"
     if quantity == "delta" and not 0 <= value <= 1:
-        return value, f"returned {raw!r}"
+        return value, f"returned {abbreviated(raw, 60)}"
     return value, None
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 
 import mpmath as mp
 import pytest
@@ -77,6 +78,7 @@ def check_accountant(fn, config, *, epsilon=None, delta=None, claim: str = "uppe
     the references across calls (the fixture's lasts the session); `budget`: seconds the reference may take.
     """
     __tracebackhide__ = True
+    from ..validation import abbreviated
     from . import assertions
 
     config, quantity, value, exact = _inputs(fn, config, epsilon, delta, claim, direction, method, max_loose,
@@ -95,7 +97,7 @@ def check_accountant(fn, config, *, epsilon=None, delta=None, claim: str = "uppe
                                           pld_settings=pld_settings, budget=budget)
     ref = cache[key]
     kind = "an estimate" if claim == "estimate" else f"a{'n' * (claim == 'upper')} {claim} bound"
-    query = (f"{_name(fn)} claimed {quantity}({given}={value}) = {raw!r} as {kind} [direction={direction}] "
+    query = (f"{_name(fn)} claimed {quantity}({given}={value}) = {abbreviated(raw, 80)} as {kind} [direction={direction}] "
              f"for {assertions._describe(config)}")
     if claim == "estimate":
         _judge_estimate(claimed, ref, tolerance or 0, rtol, query)
@@ -118,6 +120,16 @@ def check_accountant(fn, config, *, epsilon=None, delta=None, claim: str = "uppe
     return ref
 
 
+def _finite_non_negative(x) -> bool:
+    """A real number (int, float, Fraction, numpy) >= 0 whose float64 value is finite; not a bool."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        return False
+    try:
+        return math.isfinite(float(x)) and x >= 0
+    except OverflowError:  # an int beyond float64
+        return False
+
+
 def _inputs(fn, config, epsilon, delta, claim, direction, method, max_loose, tolerance, rtol, pld_settings,
             references, budget):
     """(Config, quantity, value, its exact Fraction) after checking the arguments, before the accountant runs:
@@ -137,8 +149,7 @@ def _inputs(fn, config, epsilon, delta, claim, direction, method, max_loose, tol
         if not isinstance(x, str) or x not in valid:
             raise InvalidParameter(name, abbreviated(x), "must be one of " + ", ".join(valid))
     for name, x in (("max_loose", max_loose), ("tolerance", tolerance), ("rtol", rtol)):
-        number = isinstance(x, (int, float)) and not isinstance(x, bool)
-        if x is not None and not (number and math.isfinite(x) and x >= 0):
+        if x is not None and not _finite_non_negative(x):
             raise InvalidParameter(name, abbreviated(x), "must be a finite number >= 0")
     if rtol is None or rtol > MAX_RTOL:
         raise InvalidParameter("rtol", abbreviated(rtol), f"must lie in [0, {MAX_RTOL:g}]: it absorbs the float64 "
