@@ -26,8 +26,8 @@ from ...config import Config
 from ...mechanisms import Gaussian
 from ...errors import InternalError, InvalidParameter, UnsupportedRequest
 from ...result import Bracket, max_bracket
-from ...rounding import float_up, trivial_epsilon_lower
-from ...validation import direction as check_direction, open_unit, real
+from ...rounding import trivial_epsilon_lower
+from ...validation import as_float, direction as check_direction, open_unit
 from .allocation import allocation
 from .allocation import separable
 from .allocation.geometric import allocation_pld_geometric
@@ -134,7 +134,7 @@ def plds(config: Config, settings: Settings = Settings(), *, epsilon_max: float 
 def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, settings: Settings = Settings(),
           progress=None) -> Bracket:
     """Bracket [lower, upper] for δ(ε) from the lower and upper PLDs (F2), float budget applied outward."""
-    eps = float(real("epsilon", epsilon))
+    eps = as_float("epsilon", epsilon)  # beyond float64 (an int 10**5000): InvalidParameter, not OverflowError
     d = check_direction(direction)
     table = plds(config, settings, epsilon_max=abs(eps), progress=progress)
 
@@ -171,7 +171,7 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, se
         lo = max(lo, trivial_epsilon_lower(target))  # I1: δ(ε) ≥ 1 − e^ε > δ below ln(1 − δ), rounded down
         notes = _accuracy_notes(table[dir_, "upper"], target, hi)
         if math.isinf(hi):
-            hi = _fallback_upper(config, target, dir_, progress, notes)
+            hi = _fallback_upper(config, target, notes)
         lo = _raise_lower(lo, hi, summed, config, notes)
         return _bracket("epsilon", _raise_separable(lo, hi, sep.get(dir_), config, notes), hi, dir_, table, notes)
 
@@ -217,26 +217,16 @@ def _tail_for(settings: Settings, target: float, config: Config) -> Settings:
     return replace(settings, tail=max(min(settings.tail, 1e-3 * target / copies), 1e-300))
 
 
-def _fallback_upper(config: Config, target: float, direction: str, progress, notes: list) -> float:
-    """The smallest of the package's other valid upper ε where the upper PLD gives none (its +inf atom or budget
-    exceeds δ), so pld is never looser than them (#13): the composed-Gaussian post-processing bound (F8, F13;
-    summed_gaussian.epsilon_upper) and the analytic bounds (numeric/analytic, F27–F45); +inf when none applies."""
-    from ..analytic import analytic_accountant  # late: the analytic bounds build their Poisson PLDs with this module
-
-    found = {}
+def _fallback_upper(config: Config, target: float, notes: list) -> float:
+    """The composed-Gaussian post-processing bound (F8, F13; summed_gaussian.epsilon_upper) where the upper PLD
+    gives no finite ε (its +inf atom or budget exceeds δ), so pld never answers +inf where it holds (#13); +inf for
+    other mechanisms (`--method best` adds the rdp and analytic bounds)."""
     composed = summed_gaussian.epsilon_upper(config, target)
-    if composed is not None:
-        found["composed Gaussian (F8, F13)"] = composed
-    try:
-        b = analytic_accountant.epsilon(config, target, direction, progress=progress)
-        found[f"analytic ({b.details.get('best', 'min of the bounds')})"] = float_up(b.upper)
-    except UnsupportedRequest as exc:
-        notes.append(f"no analytic upper bound: {exc}")
-    if not found:
+    if composed is None:
         return math.inf
-    name = min(found, key=found.get)
-    notes.append(f"upper end from the {name} bound: the upper PLD gives none at this delta")
-    return found[name]
+    notes.append("upper end from the composed Gaussian bound (post-processing of the k·E steps an element joins, "
+                 "F8, F13): the upper PLD gives none at this delta")
+    return composed
 
 
 def _accuracy_notes(upper: PLD, delta: float, eps_upper: float | None) -> list[str]:
