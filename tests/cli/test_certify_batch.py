@@ -1,11 +1,13 @@
 """`verialloc certify --batch CLAIMS --out RESULTS` end to end through the CLI's error boundary.
 
 CSV and JSON Lines in and out; resume (a second run computes and appends nothing); rows with invalid values
-recorded with verdict error and a nonzero exit at the end; hostile files refused upfront in one line, quickly;
+recorded with verdict error and a nonzero exit at the end; hostile files, and damaged rows of an existing
+--out, refused upfront in one line, quickly;
 flag conflicts; the same file through `--executor dask` (a small in-process cluster, and a LocalCluster started
 by the command) and `--executor process`. Verdicts against independent truths: tests/certify/test_batch.py.
 """
 import csv
+import io
 import json
 import os
 import signal
@@ -278,6 +280,80 @@ def test_resume_refuses_an_id_whose_inputs_changed(tmp_path, capsys, out_ext):
     assert "holds id 'gauss-hi' certified with claimed_delta = '0.14', the input now says '0.11'" in err
     assert dst.read_bytes() == before
 
+
+
+def _edit(path, key: str, changes: dict) -> int:
+    """Change columns of the stored row `key` of a results file; returns its line number."""
+    lines = path.read_text().splitlines(keepends=True)
+    for n, text in enumerate(lines):
+        if path.suffix == ".csv":
+            row = dict(zip(batch.COLUMNS, next(csv.reader([text]))))
+        else:
+            row = json.loads(text)
+        if row["id"] == key:
+            row.update(changes)
+            if path.suffix == ".csv":
+                buf = io.StringIO()
+                csv.writer(buf, lineterminator="\n").writerow([row[c] for c in batch.COLUMNS])
+                lines[n] = buf.getvalue()
+            else:
+                lines[n] = json.dumps(row) + "\n"
+            path.write_text("".join(lines))
+            return n + 1
+    raise AssertionError(f"no row {key} in {path}")
+
+
+@pytest.mark.parametrize("out_ext", [".csv", ".jsonl"])
+@pytest.mark.parametrize("changes, column, message", [
+    ({"verdict": "banana"}, "verdict", "'banana' is not certified | refuted | inconclusive | error"),
+    ({"lower": "garbage"}, "lower", "'garbage' is not a number"),
+    ({"upper": ""}, "upper", "'' is not a number"),
+    ({"lower": "0.5"}, "upper", "is below lower = 0.5"),
+    ({"method_upper": "magic"}, "method_upper", "'magic' is not exact | pld | quadrature | statistical | none"),
+    ({"rigorous": "yes"}, "rigorous", "'yes' is not true | false"),
+    ({"seconds": "fast"}, "seconds", "'fast' is not a number of seconds"),
+    ({"error": "oops"}, "error", "'oops' is set for verdict refuted"),
+    ({"verdict": "error"}, "error", "'' is empty for verdict error"),
+    ({"id": ""}, "id", "'' is empty"),
+    ({"id": "gauss-hi"}, "id", "'gauss-hi' repeats line"),
+])
+def test_a_damaged_results_row_is_refused_before_any_row_runs(tmp_path, capsys, out_ext, changes, column, message):
+    """A stored row that is not what the command writes was taken as done and skipped (a hostile-user finding)."""
+    src, dst = tmp_path / "c.csv", tmp_path / f"r{out_ext}"
+    write(src, ROWS)
+    assert run(capsys, ["certify", "--batch", str(src), "--out", str(dst)])[0] == 0
+    line = _edit(dst, "gauss-lo", changes)
+    before = dst.read_bytes()
+    err = one_error_line(capsys, ["certify", "--batch", str(src), "--out", str(dst)])
+    assert f"out={dst} is invalid: line {line}, column {column}: " in err and message in err, err
+    assert "a damaged results file: repair or delete that line" in err and dst.read_bytes() == before
+
+
+def test_a_results_record_with_missing_fields_is_refused(tmp_path, capsys):
+    src, dst = tmp_path / "c.csv", tmp_path / "r.csv"
+    write(src, ROWS)
+    assert run(capsys, ["certify", "--batch", str(src), "--out", str(dst)])[0] == 0
+    lines = dst.read_text().splitlines(keepends=True)
+    lines[2] = lines[2].rsplit(",", 2)[0] + "\n"  # the seconds and error fields lost
+    dst.write_text("".join(lines))
+    err = one_error_line(capsys, ["certify", "--batch", str(src), "--out", str(dst)])
+    assert f"out={dst} is invalid: line 3 has {len(batch.COLUMNS) - 2} fields, the header {len(batch.COLUMNS)}" in err
+
+
+@pytest.mark.parametrize("out_ext", [".csv", ".jsonl"])
+def test_stored_rows_in_every_form_the_writer_uses_are_accepted(tmp_path, capsys, out_ext):
+    """±inf and nan ends (as mpmath prints them), exponents, verdict error with its reason: still done rows."""
+    src, dst = tmp_path / "c.csv", tmp_path / f"r{out_ext}"
+    write(src, ROWS)
+    assert run(capsys, ["certify", "--batch", str(src), "--out", str(dst)])[0] == 0
+    _edit(dst, "gauss-hi", {"lower": "-inf", "upper": "+inf", "method_lower": "none", "method_upper": "none"})
+    _edit(dst, "gauss-lo", {"lower": "1.2e-7", "upper": "3.5e+12"})
+    _edit(dst, "rr-hi", {"lower": "nan", "upper": "0.5", "method_upper": "quadrature", "rigorous": "false"})
+    _edit(dst, "rr-lo", {"verdict": "error", "lower": "", "upper": "", "method_lower": "", "method_upper": "",
+                         "rigorous": "", "error": "sigma=-1 is invalid: must be > 0"})
+    before = dst.read_bytes()
+    status, out, _ = run(capsys, ["certify", "--batch", str(src), "--out", str(dst), "--json"])
+    assert status == 0 and json.loads(out)["skipped"] == 4 and dst.read_bytes() == before
 
 #: Gaussian random-allocation rows of one to a few seconds each
 SLOW_ROWS = [{"id": f"alloc-{i}", "mechanism": "gaussian", "sigma": sigma, "scheme": "allocation", "steps": steps,

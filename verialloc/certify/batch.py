@@ -11,7 +11,8 @@ anyway: it gets verdict "error" and a one-line reason, and the batch goes on.
 Output: CSV or JSON Lines by the extension of `out`, the columns COLUMNS, one line per row, appended and flushed
 as each row finishes (in order of completion). A row is known by its id, else by a hash of its inputs (`key`);
 rows already in `out` are skipped, so a stopped batch resumes where it stopped (an interrupted last line is
-dropped and recomputed).
+dropped and recomputed); every other stored row must be a result row as written, else InvalidParameter names the
+line and the column before any row runs.
 """
 from __future__ import annotations
 
@@ -20,8 +21,10 @@ import hashlib
 import io
 import json
 import os
+import re
 import stat
 import time
+from decimal import Decimal
 from pathlib import Path
 
 from .. import json_input
@@ -30,12 +33,19 @@ from ..validation import abbreviated
 from . import config_file, executor as executors
 from .refine import certify
 from .report import certificate_json
-from .verdict import make_claim
+from .verdict import VERDICTS, make_claim
 
 CLAIM_KEYS = ("delta", "claimed_epsilon", "epsilon", "claimed_delta")
 #: the keys a row may hold (besides `id`), in output order
 INPUT_KEYS = (*config_file.KEYS, *CLAIM_KEYS, "direction", "budget", "strict")
 RESULT_KEYS = ("verdict", "lower", "upper", "method_lower", "method_upper", "rigorous", "seconds", "error")
+#: what certified a bracket end (refine.Certificate.methods)
+METHODS = ("exact", "pld", "quadrature", "statistical", "none")
+#: a bracket end as certify_row writes it (formatting.decimal; non-finite ends as mpmath prints them), and seconds
+NUMBER = re.compile(r"-?\d+(\.\d+)?(e[+-]?\d+)?|[+-]?inf|nan")
+SECONDS = re.compile(r"\d+\.\d+")
+#: the end of a refusal of a damaged --out row
+DAMAGED = " (a damaged results file: repair or delete that line; a deleted row is computed again)"
 COLUMNS = ("id", *INPUT_KEYS, *RESULT_KEYS)
 FORMATS = (".csv", ".jsonl")
 MAX_BYTES = 64 * 2 ** 20
@@ -243,27 +253,44 @@ class Results:
                 raise InvalidParameter("out", self.path, f"its last line is longer than {MAX_LINE} bytes")
             fh.truncate(size - len(tail) + cut + 1)
 
-    def _keys(self) -> set:
+    def _keys(self) -> dict:
+        """The rows already in the file by id, each checked to be a result row as `write` writes it (a damaged row
+        was taken as done and skipped)."""
         if not self.path.exists() or self.path.stat().st_size == 0:
             return {}
         lines = _lines(self.path, "out")
-        if self.kind == ".csv":
-            reader = csv.reader((text for _, text in lines), strict=True)
-            try:
-                if tuple(next(reader, ())) != COLUMNS:
-                    raise InvalidParameter("out", self.path, "has another header: not a results file of "
-                                                             "`certify --batch` (choose a new --out)")
-                return {record[0]: dict(zip(COLUMNS, record)) for record in reader if record}
-            except csv.Error as exc:
-                raise InvalidParameter("out", self.path, f"line {reader.line_num} is not valid CSV ({exc})") from None
-        done = {}
+        done, first = {}, {}
+        for line, row in self._csv_records(lines) if self.kind == ".csv" else self._json_records(lines):
+            _check_stored(self.path, line, row)
+            if row["id"] in done:
+                raise InvalidParameter("out", self.path, f"line {line}, column id: {abbreviated(row['id'])!r} repeats "
+                                                         f"line {first[row['id']]}{DAMAGED}")
+            done[row["id"]], first[row["id"]] = row, line
+        return done
+
+    def _csv_records(self, lines):
+        reader = csv.reader((text for _, text in lines), strict=True)
+        try:
+            if tuple(next(reader, ())) != COLUMNS:
+                raise InvalidParameter("out", self.path, "has another header: not a results file of "
+                                                         "`certify --batch` (choose a new --out)")
+            for record in reader:
+                if not record:
+                    continue
+                if len(record) != len(COLUMNS):
+                    raise InvalidParameter("out", self.path, f"line {reader.line_num} has {len(record)} fields, the "
+                                                             f"header {len(COLUMNS)}{DAMAGED}")
+                yield reader.line_num, dict(zip(COLUMNS, record))
+        except csv.Error as exc:
+            raise InvalidParameter("out", self.path, f"line {reader.line_num} is not valid CSV ({exc})") from None
+
+    def _json_records(self, lines):
         for line, text in lines:
             row = json_input.loads(text, "out", self.path, f"line {line} is not a result row of `certify --batch`")
             if not isinstance(row, dict) or not set(COLUMNS) <= set(row):  # a claims file is not a results file
                 raise InvalidParameter("out", self.path, f"line {line} is not a result row of `certify --batch` "
                                                          "(choose a new --out)")
-            done[row["id"]] = _as_text(row)
-        return done
+            yield line, _as_text(row)
 
     def __enter__(self):
         self.fh = None  # opened at the first row: a run that never starts (no scheduler) leaves no file behind
@@ -293,6 +320,39 @@ class Results:
         self.fh.write(text)
         self.fh.flush()
         os.fsync(self.fh.fileno())
+
+
+def _check_stored(path, line: int, row: dict) -> None:
+    """A stored row holds what `certify_row` writes: an id; verdict certified | refuted | inconclusive with numbers
+    lower <= upper (decimals as formatting.decimal prints them, ±inf, nan), METHODS, rigorous true | false and no
+    error; or verdict error with its reason; and the seconds it took."""
+    def refuse(column: str, why: str):
+        raise InvalidParameter("out", path, f"line {line}, column {column}: {abbreviated(row[column])!r} {why}"
+                                            f"{DAMAGED}")
+
+    if not row["id"]:
+        refuse("id", "is empty")
+    if row["verdict"] not in (*VERDICTS, "error"):
+        refuse("verdict", "is not " + " | ".join((*VERDICTS, "error")))
+    if not SECONDS.fullmatch(row["seconds"]):
+        refuse("seconds", "is not a number of seconds")
+    if row["verdict"] == "error":
+        if not row["error"]:
+            refuse("error", "is empty for verdict error")
+        return
+    for column in ("lower", "upper"):
+        if not NUMBER.fullmatch(row[column]):
+            refuse(column, "is not a number")
+    lower, upper = Decimal(row["lower"]), Decimal(row["upper"])
+    if not (lower.is_nan() or upper.is_nan()) and lower > upper:
+        refuse("upper", f"is below lower = {abbreviated(row['lower'])}")
+    for column in ("method_lower", "method_upper"):
+        if row[column] not in METHODS:
+            refuse(column, "is not " + " | ".join(METHODS))
+    if row["rigorous"] not in ("true", "false"):
+        refuse("rigorous", "is not true | false")
+    if row["error"]:
+        refuse("error", f"is set for verdict {row['verdict']}")
 
 
 def _as_text(row: dict) -> dict:
