@@ -256,3 +256,11 @@ def test_file_numbers_are_read_as_written_and_library_numbers_accepted():
     assert config_from_opacus_history([(1.0, 0.01, np.int64(100))]).steps == 100
     assert config_from_opacus_history([(np.float32(1.5), np.float64(0.01), 10)]).rate == Fraction(1, 100)
     assert config_from_opacus_history([(Decimal("1.5"), Decimal("0.01"), 10)]).mechanism.sigma == Fraction(3, 2)
+
+
+@pytest.mark.parametrize("options, named", [(dict(progress=5), "progress"), (dict(strict="yes"), "strict")])
+def test_certify_options_are_checked(options, named):
+    """progress=5 raised a raw TypeError mid-run; strict='yes' was taken as true (hostile-user findings, #14)."""
+    with pytest.raises(InvalidParameter) as info:
+        certify_opacus([(1.0, 0.01, 10)], 1e-5, 2.0, **options)
+    assert info.value.name == named

@@ -35,7 +35,7 @@ from ..mp_lock import serialized
 from ..numeric.pld import pld_accountant
 from ..numeric.pld.pld_accountant import Settings
 from ..rounding import float_down
-from ..validation import as_float, direction as check_direction, positive
+from ..validation import abbreviated, as_float, direction as check_direction, positive
 from . import float_error
 from .verdict import Claim, decide
 
@@ -132,6 +132,10 @@ def certify(config: Config, claim: Claim, direction: str = "both", budget=DEFAUL
     rigorous bounds only (a quadrature step is recorded as skipped and the pld schedule follows)."""
     d = check_direction(direction)
     seconds = as_float("budget", budget, positive)
+    if progress is not None and not callable(progress):
+        raise InvalidParameter("progress", abbreviated(progress), "must be a callable progress(stage) or None")
+    if not isinstance(strict, bool):
+        raise InvalidParameter("strict", abbreviated(strict), "must be True or False")
     start = time.perf_counter()
     steps: list[Step] = []
     lower, upper, lo_i, hi_i = mp.mpf("-inf"), mp.mpf("inf"), -1, -1
