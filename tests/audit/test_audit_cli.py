@@ -73,3 +73,11 @@ def test_not_installed_accountant_is_named(monkeypatch):
         pytest.skip("every audited library is installed here")
     with pytest.raises(UnsupportedRequest, match=r"pip install 'verialloc\[audit\]'"):
         run(["--accountants", missing[0].name])
+
+
+def test_no_row_is_an_error_not_an_empty_ok_table(fakes, monkeypatch):
+    """When no chosen accountant serves the entries (dp_accounting on random allocation) the table was empty and
+    the exit status 0, read as 'all OK' (hostile-user finding, #14)."""
+    monkeypatch.setattr("verialloc.audit.runner.audit", lambda *args, **kwargs: [])
+    with pytest.raises(UnsupportedRequest, match="none of them serves these entries"):
+        run(["--mechanism", "gaussian", "--sigma", "1", "--steps", "100", "--delta", "1e-5"])

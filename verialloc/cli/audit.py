@@ -106,6 +106,10 @@ def run(args) -> dict:
     timeout = as_float("timeout", args.timeout, positive)
     where = executor_args(args)
     rows = audit(accountants, _entries(args), loose, progress=progress_bar(), timeout=timeout, **where)
+    if not rows:  # an empty table with exit 0 read as "all OK"
+        raise UnsupportedRequest("accountants", ",".join(a.name for a in accountants),
+                                 "none of them serves these entries (an empty table is no audit); `verialloc audit "
+                                 "--list` shows the accountants, their packages and what they claim")
     meta = {"command": "audit", "loose_percent": loose, "timeout": timeout}
     if args.mechanism is None:
         table = golden.load()
