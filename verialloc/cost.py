@@ -13,8 +13,8 @@ Models (n = number of composed copies: t·E for Poisson, k·E for allocation; N 
 * exact rdp: allocation generating function, C_GENFUNC·α² (scaled by the working digits); Poisson binomial
   expansion, big-integer weights of about α·log2(denominator of λ) bits each (α² of them in total).
 * exact δ/ε: finite pairs by the atoms of the composed pair (C_ATOM to build, C_QUERY to query, per direction and
-  working precision, `_finite_exact`); Gaussian compositions (F13) are
-  bounded by the exact layer's own caps; quadrature (F25 allocation t ≤ 3, F46 Poisson t ≤ 2) costs one δ
+  working precision, `_finite_exact`); Gaussian compositions (F13): δ is a closed form, ε a bisection costing
+  C_F13_SEARCH·(d + 20)³ at d digits; quadrature (F25 allocation t ≤ 3, F46 Poisson t ≤ 2) costs one δ
   evaluation per direction for δ and QUAD_SEARCH_EVALS for ε, each QUAD_BASE + C_QUAD·(d + 5)^QUAD_POWER at t = 2
   and C_NESTED·(d + 5)²·(1 + z) at t = 3 (nested, d ≤ 12, z the tail depth `_tail_depth`), plus C_HUGE·bits^2.5 for
   a privacy loss of that many bits (Laplace b = 1e-4000: 1/b has 13 288).
@@ -69,6 +69,10 @@ QUAD_BASE, C_QUAD, QUAD_POWER, C_NESTED = 1.0, 6e-5, 2.5, 0.15
 C_HUGE = 2e-9
 #: δ evaluations of one exact ε search per direction (bracket, Illinois, verification; 11–16 measured at t = 2)
 QUAD_SEARCH_EVALS = 20
+#: exact ε of a Gaussian (composition, F13): bisection to ~8·prec halvings of d-digit Φ evaluations, ∝ (d + 20)³ s
+#: (measured on 2 loaded cores, σ = 1 t = 1 and σ = 0.3 rate 1 t = 50, δ = 1e-5: d = 100: 0.7–3.7 s, d = 200:
+#: 3.0–19.8 s, d = 300: 18.7 s; the estimate 2.6 s, 26.6 s, 82 s)
+C_F13_SEARCH = 2.5e-6
 #: tail depth cap (the estimate stays a finite float; z beyond it is refused at any budget anyway)
 DEPTH_CAP = 1e12
 #: pld allocation part: seconds ≈ 1 + C_ALLOC·(t/k)^0.45 + C_ALLOC_LINEAR·t/k (t = 1e5: 4 s, 1e7: 30 s, 1e8: 290 s);
@@ -199,6 +203,8 @@ def _exact(query: str, config: Config, value, digits: int, direction: str = "bot
         return _finite_exact(query, config, digits, direction)
     route = exact_accountant.quadrature_route(config)
     if route is None or route[1] < 2:  # F13 composition, closed form (t = 1), or refused by the exact layer
+        if query == "epsilon" and isinstance(mech, Gaussian):  # F13 solved by bisection at d digits
+            return Estimate(BASE_SECONDS + C_F13_SEARCH * (digits + 20) ** 3, BASE_MEMORY, "digits", digits)
         return _small("steps")
     return _quadrature(query, config, route[1], value, digits, direction)
 

@@ -316,3 +316,18 @@ def test_exact_finite_is_refused_naming_budget_and_the_faster_method(capsys):
     status, out, err, seconds = cli(capsys, "delta", "--mechanism", "randomized-response", "--eps0", "1", "--steps",
                                     "2", "--epochs", "300", "--epsilon", "0.5", "--method", "exact", "--budget", "5")
     assert status == 2 and err.startswith("verialloc: error: epochs=300 ") and "--method pld" in err
+
+
+def test_exact_gaussian_epsilon_search_is_estimated_by_its_digits():
+    """The F13 ε search at d digits (bisection of d-digit Φ evaluations) ran 18.7 s at --digits 300 --budget 5 and
+    minutes at 1000, estimated as a 0.05 s closed form (hostile-user finding, #14). The estimate grows like d³
+    and refuses --digits 1000 under a 20 s budget, naming digits."""
+    from verialloc import Config, Gaussian
+    from verialloc.cost import BudgetExceeded, check, estimate
+    config = Config(Gaussian(1), steps=1)
+    small, big = (estimate("epsilon", config, "exact", "1e-5", {}, d).seconds for d in (100, 200))
+    assert big / small >= (220 / 120) ** 3 * 0.99
+    assert estimate("delta", config, "exact", "1", {}, 1000).seconds < 1  # δ stays a closed form
+    with pytest.raises(BudgetExceeded) as info:
+        check("epsilon", config, "exact", "1e-5", {}, 20, 1000)
+    assert info.value.name == "digits"

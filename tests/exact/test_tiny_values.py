@@ -14,7 +14,7 @@ import mpmath as mp
 import pytest
 
 from verialloc import Config, api
-from verialloc.errors import UnsupportedRequest
+from verialloc.errors import InvalidParameter, UnsupportedRequest
 from verialloc.exact.discrete_profiles import discrete_delta, discrete_epsilon
 from verialloc.mechanisms import DiscretePair, Gaussian, RandomizedResponse
 
@@ -184,10 +184,12 @@ def test_epsilon_tiny_and_exact_zero():
 
 
 def test_unresolvable_raises_naming_the_parameter():
-    """δ below 10^-4000 (ε0 = 10^-4100, exact: the text "1e-4100" is refused by validation.check_number_text) is not
-    returned as 0: UnsupportedRequest naming eps0."""
-    with pytest.raises(UnsupportedRequest, match=r"^eps0=1.0e-4100 is not supported here: delta\(epsilon=0\) is positive"):
-        discrete_delta(RandomizedResponse(Fraction(1, 10**4100)), "allocation", 1, 0, "remove")
+    """δ below 10^-4000 (ε0 = 10^-4000, the smallest number text accepts) is not returned as 0: UnsupportedRequest
+    naming eps0. A Fraction beyond ~4000 digits (10^-4100) is refused at the door, like its text "1e-4100"."""
+    with pytest.raises(UnsupportedRequest, match=r"^eps0=1.0e-4000 is not supported here: delta\(epsilon=0\) is positive"):
+        discrete_delta(RandomizedResponse(Fraction(1, 10**4000)), "allocation", 1, 0, "remove")
+    with pytest.raises(InvalidParameter, match="at most 4000 digits"):
+        RandomizedResponse(Fraction(1, 10**4100))
 
 
 def test_gaussian_composition_route_keeps_tiny_digits():
