@@ -167,7 +167,8 @@ def _jsonl_rows(path) -> list[tuple[int, dict]]:
     for line, text in _lines(path, "batch"):
         if not text.strip():
             continue
-        data = json_input.loads(text, "batch", path, f"line {line} is not a JSON object")
+        data = json_input.loads(text, "batch", path, f"line {line} is not a JSON object",
+                                exact=True)  # numbers as written (0.10000000000000000001 is no 0.1)
         if not isinstance(data, dict):
             raise InvalidParameter("batch", path, f"line {line} is not a JSON object")
         rows.append((line, {str(k).replace("-", "_"): _text(v) for k, v in data.items() if v is not None}))
