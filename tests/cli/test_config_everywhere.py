@@ -380,7 +380,8 @@ DISCRETE_QUERY = ["delta", "--mechanism", "discrete", "--steps", "1", "--epsilon
 @pytest.mark.parametrize("text, key, valid", [
     ('{"p": [0.5, 0.5], "q": ', "pair", "JSON object"),
     ('{"p": [0.5, 0.5]}', "pair", '{"p": [...], "q": [...]}'),
-    ('{"p": [0.5, 0.5], "q": [0.5, 0.5], "r": []}', "pair", '{"p": [...], "q": [...]}'),
+    ('{"p": [0.5, 0.5], "q": [0.5, 0.5], "r": []}', "pair", "(unknown key 'r')"),
+    ('{"q": [0.5, 0.5]}', "pair", "(missing 'p')"),
     ('{"p": [NaN, 1], "q": [0.5, 0.5]}', "pair", "NaN is not a JSON number"),
     ('{"p": [1e999, 1], "q": [0.5, 0.5]}', "p", "sum 1.0e+999"),  # was an OverflowError in the message
     ('{"p": [0.4, 0.5], "q": [0.5, 0.5]}', "p", "summing to 1 (within 1e-09)"),

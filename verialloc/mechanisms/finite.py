@@ -151,8 +151,13 @@ class DiscretePair(FinitePair):
 
     @classmethod
     def _from_data(cls, data, shown) -> "DiscretePair":
-        if not isinstance(data, dict) or set(data) != {"p", "q"}:
+        if not isinstance(data, dict):
             raise InvalidParameter("pair", shown, PAIR_FORMAT)
+        if set(data) != {"p", "q"}:
+            extra, missing = sorted(map(str, set(data) - {"p", "q"})), sorted({"p", "q"} - set(data))
+            why = "; ".join(part for part in (extra and "unknown key " + ", ".join(map(repr, extra)),
+                                              missing and "missing " + ", ".join(map(repr, missing))) if part)
+            raise InvalidParameter("pair", shown, f"{PAIR_FORMAT} ({abbreviated(why, 120)})")
         return cls(data["p"], data["q"])
 
     def params(self) -> dict[str, str]:
