@@ -48,12 +48,9 @@ MUTATIONS = (
     Mutation("A4", "k > 1 reduction uses ceil(t/k) allocation steps instead of floor(t/k)",
              P + "pld_accountant.py", "upper_steps = config.steps // k", "upper_steps = -(-config.steps // k)",
              (TP + "test_k_reduction.py", TP + "test_pld_accountant.py")),
-    Mutation("D4", "lower contraction: class ratios rounded up by eta instead of down",
-             P + "discretize.py", "2 * g[-1]) * (1 - eta)", "2 * g[-1]) * (1 + eta)",
-             (TP + "test_indep_discretize_lower.py", TP + "test_discretize.py"),
-             "equivalent: the margins add up without it — an η overstatement of the ratios (η = 16u(n + 2)) plus "
-             "the sweep's rounding (≤ 8u per class along ≤ n borrowings) plus the fractions' rounding stay below the "
-             "1 − 3η scaling of the placed masses, so every class still carries no more first-mass than its atoms"),
+    Mutation("D4", "lower contraction: certified class ratios rounded up instead of down",
+             P + "discretize.py", "r = num / den * (1 - 2 * err - 8 * _U)", "r = num / den * (1 + 2 * err + 8 * _U)",
+             (TP + "test_indep_contract_lower.py", TP + "test_indep_discretize_lower.py")),
     Mutation("P2", "PLD.epsilon upper returns the bisection end with delta(eps) > target",
              P + "pld.py", 'return float(np.nextafter(hi, np.inf)) if self.bound != "lower"',
              'return float(lo) if self.bound != "lower"',

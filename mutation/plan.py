@@ -18,7 +18,8 @@ GROUPS = {
                   TP + "test_eval_accuracy.py", TP + "test_k_reduction.py", TP + "test_pld_accountant.py",
                   "tests/properties/test_prop_pld_calculus.py", TP + "test_indep_grid_ties.py",
                   TP + "test_indep_truncate_edges.py", TP + "test_indep_neg_inf_atom.py",
-                  TA + "test_indep_merge_borrow.py", TA + "test_separable_lower.py"],
+                  TA + "test_indep_merge_borrow.py", TA + "test_separable_lower.py",
+                  TP + "test_indep_contract_lower.py"],
     },
     "allocation": {
         "modules": [A + "__init__.py", A + "squaring.py", A + "convolution.py", A + "tail_accurate.py",

@@ -13,7 +13,6 @@ not tracked); a lower PLD may have E[e^{−L}] up to e^{step} > 1 (rounding down
 """
 from __future__ import annotations
 
-import bisect
 import math
 
 import numpy as np
@@ -124,14 +123,16 @@ def discretize_pair(law: LossLaw, direction: str, step, tail, bound: str) -> PLD
       mass under both distributions — a mean-preserving spread of Λ, i.e. a pair of which the true one is a
       garbling (Blackwell), hence dominating in both directions (F8) and after composition; the tails beyond the
       grid are spread too (first-distribution excess above the top to +inf, counted in `truncated`).
-    lower (`_contract`): conditional means on cells centred at the grid points, then classes of (fractions of)
-      these atoms whose ratio is exactly a grid value e^{g_k} (`_sweep`) — a garbling, dominated in both
-      directions; what is not merged is rounded down (dropped below the grid: `truncated`), the tail above the
-      grid goes to its top point (stochastic lowering of the garbled pair's PLD, F10, F49). Second order where
+    lower (`_contract`): conditional means on cells centred at the grid points, then classes of fractions of these
+      atoms, each aimed just above a grid value e^{g_k} with a fraction of a neighbour (`_neighbours`, vectorized;
+      `_settle` for the few loose ones) — a garbling, dominated in both directions; each class's first-mass is
+      rounded down to the grid value at or below its ratio (dropped below the grid: `truncated`), the tail above
+      the grid goes to its top point (stochastic lowering of the garbled pair's PLD, F10, F49). Second order where
       the law has mass between neighbouring grid points; isolated atoms cost up to their distance to the grid.
     Float64: every CDF/SF value is within the loss law's accuracy contract (LossLaw.eval_rtol); the resulting bounds on
-    the cell masses are pushed in the safe direction (upper: tail sums only raised; lower: ratios and masses
-    only lowered), so `float_error` stays 0 (see `_spread`, `_contract`).
+    the cell masses are pushed in the safe direction (upper: tail sums only raised; lower: first-masses lowered,
+    second-masses raised, class ratios and masses certified below their exact values), so `float_error` stays 0
+    (see `_spread`, `_contract`).
     """
     var = _Variable(law, direction)
     step, tail, bound = check_step(step), check_tail(tail), check_bound(bound)
@@ -215,17 +216,22 @@ def _spread(var: _Variable, grid: np.ndarray) -> PLD:
 
 
 def _contract(var: _Variable, ks: np.ndarray, step: float) -> PLD:
-    """Lower: a garbling with class ratios on the grid (F2, F8), as a PLD stochastically below its exact PLD (F10).
+    """Lower: the PLD of a garbling of the pair whose classes have ratios at or just above grid values e^{g_k}, each
+    class's first-mass moved down to the grid value at or below its ratio — stochastically below the garbled pair's
+    PLD, hence below the exact one in both directions and under composition (F2, F8, F10, F49).
 
-    Stage 1: the cells (g_k − step/2, g_k + step/2] and the finite tail below them become atoms at their conditional
-    ratio a/b (a garbling; the second's mass at X = −inf stays a class of its own, invisible here, and so does the
-    tail above the grid, rounded down to the top point). Stage 2 (`_sweep`) groups fractions of the atoms into
-    classes whose ratio is exactly some e^{g_k}; a class keeps its first-mass at g_k, a loose class (ratio between
-    grid values) is rounded down, below the grid dropped (`truncated`). Float64: the sweep runs on pessimistic
-    atoms — first-mass a minus its error bound (at least 0), second-mass b plus its bound, ratio lowered by
-    η = 16·u·(atoms + 2), which exceeds the relative error the sweep's roundings can accumulate (≤ 8u per class,
-    inherited along at most `atoms` borrowings) — so every class's exact ratio is ≥ its grid value; placed masses
-    are scaled by 1 − 3η, covering the rounding of the fractions (no over-allocation of an atom).
+    Stage 1: the cells (g_k − step/2, g_k + step/2] and the finite tail below them become atoms (merging outcomes is a
+    post-processing), pessimistic in float64: first-mass a = cell − error bound (at least 0), second-mass b = cell +
+    bound, so each true atom's first-mass is ≥ a and its second-mass ≤ b; the atoms without first-mass become one
+    (second-masses summed, rounded up). The second's mass at X = −inf stays a class of its own (invisible here); the
+    tail above the grid puts its first-mass lower bound on the top point (all its ratios exceed e^{g_top}). Stage 2
+    sorts the atoms by ratio and splits them into classes of fractions of atoms (`_neighbours`, `_settle`): any such
+    split is a garbling, and a class of pessimistic fractions has a ratio at most its true one. Each class's
+    first-mass bound (`_mass_bound`) goes to the largest grid point its certified ratio reaches (`_floor_index`),
+    below the grid it is dropped (`truncated`). Soundness rests on these two certificates only; where the classes are
+    aimed (just above grid values) decides the tightness: second order where the law has mass between neighbouring
+    grid points, an isolated atom costs up to its distance to the grid. O(n log n) (the sort), vectorized but for
+    the few loose classes of `_settle`.
     """
     n = ks.size
     grid = ks * step
@@ -233,140 +239,204 @@ def _contract(var: _Variable, ks: np.ndarray, step: float) -> PLD:
     a, b = _pair(var, edges)
     first = np.concatenate([[a.below - a.tail_err[0]], a.cell - a.err])
     second = np.concatenate([[b.below + b.tail_err[0]], b.cell + b.err])
-    keep = np.flatnonzero(second > 0)
-    eta = 16 * _U * (keep.size + 2)
+    keep = second > 0
+    first, second = np.maximum(first[keep], 0.0), second[keep]
+    with np.errstate(over="ignore"):
+        order = np.argsort(first / second, kind="stable")
+    first, second = first[order], second[order]
+    zeros = int(np.count_nonzero(first == 0))  # sorted first
+    if zeros > 1:  # any order of summation is within γ_{zeros−1}: rounded up past it
+        first = first[zeros - 1:]
+        second = np.concatenate([[float(np.sum(second[:zeros])) * (1 + 2 * (zeros + 1) * _U)], second[zeros:]])
     g = np.exp(grid)
-    with np.errstate(over="ignore"):  # beyond the top point a ratio may only be lowered (first-mass given up)
-        ratio = np.minimum(np.maximum(first[keep], 0.0) / second[keep], 2 * g[-1]) * (1 - eta)
-    order = np.argsort(ratio, kind="stable")
-    x, w = ratio[order], second[keep][order]
-    j = np.searchsorted(g, x)  # g[j−1] < x ≤ g[j]; the nearest of the two in log
-    with np.errstate(divide="ignore"):
-        nearer_below = 2 * np.log(x) < grid[np.maximum(j - 1, 0)] + grid[np.minimum(j, n - 1)]
-    near = np.where((j > 0) & ((j == n) | nearer_below), j - 1, j)
-    at, mass, ratio, loose = _sweep(x, w, near, g)
-    content = np.where(loose, ratio, g[at]) * mass  # first-mass of each class
-    masses = np.zeros(n)
-    np.add.at(masses, at[at >= 0], content[at >= 0])  # loose classes rounded down; below the grid: dropped
-    dropped = float(np.sum(content[at < 0]))
-    masses *= 1 - 3 * eta
-    masses[-1] += max(a.above - a.tail_err[1], 0.0)  # the tail above the grid, rounded down to its top point
-    return PLD(grid, masses, inf_mass=var.inf_mass, truncated=dropped, bound="lower")
+    num, den, err = _neighbours(first, second, g, grid)
+    at, num, err = _settle(num, den, err, g, grid, step)
+    content = _mass_bound(num, err)
+    placed = at >= 0
+    count = np.bincount(at[placed], minlength=n)  # a grid value's sum of c contents rounds up by ≤ γ_{c−1}
+    masses = np.bincount(at[placed], weights=content[placed], minlength=n) * (1 - 2 * count * _U)
+    masses[-1] += max(a.above - a.tail_err[1], 0.0)
+    return PLD(grid, masses, inf_mass=var.inf_mass, truncated=float(np.sum(content[~placed])), bound="lower")
 
 
-def _sweep(xs: np.ndarray, ws: np.ndarray, near: np.ndarray, g: np.ndarray):
-    """Group sorted atoms (ratio xs, second-mass ws) into classes whose ratio is a grid value g[k] (a contraction).
+#: ratios are aimed at g·(1 + (_AIM + 4·terms)·u) above a grid value g: past the certification's margin
+_AIM = 64
+#: `_settle`: a class is loose when its ratio exceeds its grid value by more than step/_LOOSE in loss
+_LOOSE = 32
+#: `_settle` stops after examining this many classes per atom (plus _WORK_BASE): a cap on its cost
+_WORK_PER_ATOM, _WORK_BASE = 16, 1 << 20
 
-    exp_grid._merge's upward sweep, for arbitrary grid values and with loose classes. An atom at or above its
-    nearest grid value g[k] borrows proportional shares of the nearest earlier classes with lower ratios (their
-    ratios are kept). Other moves are chosen by their *drift*, the first-mass-weighted loss they give up
-    (Σ a_j ln(x_j / class ratio), the Jensen gap of a merge; a·(ln x − g) for rounding down): lifting the atom to
-    the next grid value with shares of the next atoms (cheap when those are close, costly when it spends far,
-    large ratios) is taken when it drifts less than rounding the atom down; otherwise an atom below g[k] borrows
-    down to g[k−1], and what cannot borrow stays a loose class at its own ratio, rounded down by the caller.
-    Deficits are kept relative to the target (no cancellation).
-    Returns (placement grid index — the floor for loose classes, −1 below the grid —, second-mass, ratio, loose).
+
+def _floor_index(num, den, err, g: np.ndarray) -> np.ndarray:
+    """Largest k with e^{g_k} ≤ the exact ratio of classes whose float sums num, den are each within relative err of
+    their exact values (−1: below the grid, or den = 0); g = np.exp(grid), within 1 ulp (2u).
+
+    The exact ratio is ≥ (num/den)(1 − err)/(1 + err) ≥ (num/den)(1 − 2err); the float quotient times the float factor
+    (1 − 2err − 8u) stays below (num/den)(1 − 2err − 4u) (three roundings), and e^{g_k} ≤ g_k/(1 − 2u) for the float
+    g_k compared with it."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        r = num / den * (1 - 2 * err - 8 * _U)
+    return np.searchsorted(g, np.where(den > 0, r, 0.0), side="right") - 1
+
+
+def _mass_bound(num: np.ndarray, err: np.ndarray) -> np.ndarray:
+    """Lower bound on the true first-mass of classes whose float sum num is within relative err of the exact sum of
+    their pessimistic fractions: num(1 − 2err − 8u) ≤ num(1 − 2err − 5u) after its roundings, below
+    num/((1 + err)(1 + 2.01u)) — `_neighbours` may hand out fractions of an atom summing to 1 + 2.01u, so the garbling
+    uses them divided by that (ratios unchanged, first-masses scaled)."""
+    return num * (1 - 2 * err - 8 * _U)
+
+
+def _neighbours(a: np.ndarray, b: np.ndarray, g: np.ndarray, grid: np.ndarray):
+    """Classes of atoms sorted by ratio (first-mass a, second-mass b), each with a fraction of one neighbour, aimed
+    at a grid value (vectorized): (num, den, err) per atom — the class's first- and second-mass and the relative
+    float error bound of both.
+
+    Atom i (a > 0) has the certified floor g_lo of its ratio x and the next value g_hi; with aims A = g(1 + 64u):
+    down: lower the class to A_lo with a fraction σ of atom i − 1 (if x > A_lo > x_{i−1}; otherwise it is rounded
+    down whole); up: lift it to A_hi with a fraction τ ≤ 1 of atom i + 1 (x_{i+1} > A_hi). The move with the smaller
+    drift (first-mass-weighted log distance to the placement, Σ a ln(x/g)) is taken. Atom j then gives τ_{j−1} to
+    class j − 1 and σ_{j+1} to class j + 1 and keeps own_j = 1 − τ_{j−1} − σ_{j+1}. The exact needs τ_i = own_i·c_i,
+    σ_i = own_i·e_i (c, e: the needs of a whole atom; σ at most what atom i − 1 has left) form an antitone map Φ of
+    (τ, σ); its iterates from 0 alternate below and above its fixed point, so τ from the 5th and σ from the 4th keep
+    every lifted class at or above A_hi and every lowered class at or above A_lo, within O(c⁵) of the aims.
+    Each atom's fractions sum to at most 1 + 2.01u in float64 (covered by `_contract`'s mass factor); num and den are
+    two rounded products and a sum, one of them 0 (err = γ_2 ≤ 2.01u).
     """
-    xs, ws, near, g = xs.tolist(), ws.tolist(), near.tolist(), g.tolist()
-    n, log = len(xs), math.log
-    ks: list[int] = []  # placement grid index of each class
-    ms: list[float] = []  # second-mass of each class
-    rs: list[float] = []  # ratio of each class: g[k] (exact) or its own (loose)
-    loose: list[bool] = []
-    suffix_w = np.concatenate([np.cumsum(np.asarray(ws)[::-1])[::-1], [0.0]]).tolist()
-    suffix_m = np.concatenate([np.cumsum((np.asarray(ws) * np.asarray(xs))[::-1])[::-1], [0.0]]).tolist()
+    m, n = a.size, g.size
+    if m == 0:
+        return a, b, a
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        x = a / b
+        lx = np.log(x)
+    lo = np.searchsorted(g, x * (1 - 8 * _U), side="right") - 1  # `_floor_index` of the atom alone
+    lo_at, hi_at = np.maximum(lo, 0), np.minimum(lo + 1, n - 1)
+    aim_lo, aim_hi = g[lo_at] * (1 + _AIM * _U), g[hi_at] * (1 + _AIM * _U)
+    has = a > 0
+    e, c = np.zeros(m), np.zeros(m)  # whole-atom needs: σ (class i from atom i − 1), τ (class i from atom i + 1)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        excess, room = a[1:] - aim_lo[1:] * b[1:], aim_lo[1:] * b[:-1] - a[:-1]
+        lower = np.concatenate([[False], has[1:] & (lo[1:] >= 0) & (excess > 0) & (room > 0)])
+        e[lower] = (excess / room)[lower[1:]]
+        short, room = aim_hi[:-1] * b[:-1] - a[:-1], a[1:] - aim_hi[:-1] * b[1:]
+        up = np.concatenate([has[:-1] & (lo[:-1] + 1 < n) & (short > 0) & (room > 0), [False]])
+        c[up] = (short / room)[up[:-1]]
+        up &= c <= 1
+        # where both moves are possible, the drifts: the class's own atom plus the donor's share
+        both = np.flatnonzero(up & (lo >= 0))
+        own_lo, own_hi = a[both] * (lx[both] - grid[lo_at[both]]), a[both] * (lx[both] - grid[hi_at[both]])
+        donor_lo = np.zeros(both.size)
+        inner = both > 0
+        j = both[inner] - 1
+        donor_lo[inner] = np.where(a[j] > 0, np.minimum(e[j + 1], 1.0) * a[j] * (lx[j] - grid[lo_at[j + 1]]), 0.0)
+        donor_hi = c[both] * a[both + 1] * (lx[both + 1] - grid[hi_at[both]])
+    up[both[own_hi + donor_hi >= own_lo + donor_lo]] = False
+    lower &= ~up
+    c[~up], e[~lower] = 0.0, 0.0
+    tau, sigma = np.zeros(m), np.zeros(m)
+    own, cap = np.empty(m), np.zeros(m)
+    for iterate in range(5):  # Φ: own from the previous iterate, needs from own
+        _own(own, tau, sigma)
+        if m > 1:  # what atom i − 1 has left after its share of class i − 2
+            cap[1] = 1.0
+            np.subtract(1.0, tau[:-2], out=cap[2:])
+        tau_next = own * c
+        if iterate < 4:
+            sigma = np.minimum(own * e, cap)
+        tau = tau_next
+    _own(own, tau, sigma)
+    num, den = own * a, own * b
+    num[:-1] += tau[:-1] * a[1:]
+    den[:-1] += tau[:-1] * b[1:]
+    num[1:] += sigma[1:] * a[:-1]
+    den[1:] += sigma[1:] * b[:-1]
+    return num, den, np.full(m, 2.01 * _U)
 
-    def borrow(target: float, need: float) -> float | None:
-        """Shares of the nearest classes with ratio < target worth `need` of moment: second-mass taken, or None."""
-        p, taken, gone = len(ms) - 1, 0.0, []
-        while p >= 0:
-            gap = target - rs[p]
-            if gap > 0:
-                if ms[p] * gap >= need:
-                    share = need / gap
-                    ms[p] = max(ms[p] - share, 0.0)
-                    for q in gone:  # decreasing indices
-                        del ks[q], ms[q], rs[q], loose[q]
-                    return taken + share
-                need -= ms[p] * gap
-                taken += ms[p]
-                gone.append(p)
-            p -= 1
-        return None
 
-    def push(k: int, mass: float, ratio: float, is_loose: bool) -> None:
-        ks.append(k)
-        ms.append(mass)
-        rs.append(ratio)
-        loose.append(is_loose)
+def _own(own: np.ndarray, tau: np.ndarray, sigma: np.ndarray) -> None:
+    """own_i = max((1 − τ_{i−1}) − σ_{i+1}, 0), in place."""
+    own[:] = 1.0
+    own[1:] -= tau[:-1]
+    own[:-1] -= sigma[1:]
+    np.maximum(own, 0.0, out=own)
 
-    def place(k: int, mass: float) -> None:
-        if ks and not loose[-1] and ks[-1] == k:
-            ms[-1] += mass
-        else:
-            push(k, mass, g[k], False)
 
-    def lift(i: int, rem: float, x: float, target: float, limit: float):
-        """Lift rem at x to `target` with the atoms after i: (next atom, its remainder, class mass), or None when
-        impossible (suffix sums) or drifting more than `limit`."""
-        j = bisect.bisect_right(xs, target, lo=i + 1)
-        below = target * (suffix_w[i + 1] - suffix_w[j]) - (suffix_m[i + 1] - suffix_m[j])
-        if suffix_m[j] - target * suffix_w[j] < (rem * (target - x) + below) * (1 + 1e-9):
-            return None
-        mass, deficit = rem, rem * (target - x)
-        drift = rem * x * log(x / target) if x > 0 else 0.0
-        i += 1
-        while i < n:
-            r, y = ws[i], xs[i]
-            s = y - target
-            if s > 0 and r * s >= deficit:
-                share = deficit / s
-                drift += share * y * log(y / target)
-                return (i, max(r - share, 0.0), mass + share) if drift <= limit else None
-            mass += r
-            deficit -= r * s
-            drift += r * y * log(y / target) if y > 0 else 0.0
-            if s > 0 and drift > limit:
-                return None
-            i += 1
-        return None
-
-    i, rem = 0, (ws[0] if n else 0.0)
-    while i < n:
-        x, k = xs[i], near[i]
-        if x <= 0:  # no first-mass to keep: one loose class below the grid, its second-mass left for borrowing
-            if ks and loose[-1] and rs[-1] <= 0:
-                ms[-1] += rem
-            else:
-                push(-1, rem, 0.0, True)
-            i += 1
-            rem = ws[i] if i < n else 0.0
+def _settle(num, den, err, g: np.ndarray, grid: np.ndarray, step: float):
+    """Place the classes; a loose one (ratio more than step/32 above its grid value, or below the grid) takes whole
+    classes next to it and a fraction of one more, the way `_neighbours` takes one atom: down to its aim (the others'
+    ratios below it) or up to the next (theirs above). Taking a class or a fraction of it keeps the grouping a
+    garbling; the one with the larger gain Σ first-mass × (new − old grid value) is taken.
+    Returns (grid index per class, −1 below the grid; first-mass; relative error bound).
+    Float64: a fraction f is split off as (f, 1 − f) with both parts exact complements (Sterbenz), so no atom is
+    over-allocated; merged sums carry the largest error of their terms plus (terms + 2)u, scaled classes one more u.
+    """
+    num, den, err = num.copy(), den.copy(), err.copy()
+    at = _floor_index(num, den, err, g)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gap = np.log(num / den * (1 - 2 * err - 8 * _U)) - grid[np.maximum(at, 0)]
+    budget = _WORK_PER_ATOM * num.size + _WORK_BASE
+    for c in np.flatnonzero((num > 0) & ((at < 0) | (gap > step / _LOOSE))).tolist():
+        if not num[c] > 0 or budget <= 0:
             continue
-        if x >= g[k]:
-            taken = borrow(g[k], rem * (x - g[k])) if x > g[k] else 0.0
-            if taken is not None:
-                place(k, rem + taken)
-                i += 1
-                rem = ws[i] if i < n else 0.0
-                continue
-            up, down = k + 1, k
-        else:
-            up, down = k, k - 1
-        # drift of rounding down to g[down]: none without first-mass, everything below the grid
-        limit = 0.0 if x <= 0 else (rem * x * log(x / g[down]) if down >= 0 else math.inf)
-        lifted = lift(i, rem, x, g[up], limit) if up < len(g) else None
-        if lifted is not None:
-            i, rem, mass = lifted
-            place(up, mass)
-            continue
-        taken = borrow(g[down], rem * (x - g[down])) if down < k and down >= 0 else None
-        if taken is not None:
-            place(down, rem + taken)
-        else:
-            push(down, rem, x, True)
-        i += 1
-        rem = ws[i] if i < n else 0.0
-    return np.asarray(ks, dtype=np.int64), np.asarray(ms), np.asarray(rs), np.asarray(loose, dtype=bool)
+        best = None
+        for target, sign in ((int(at[c]), -1), (int(at[c]) + 1, 1)):
+            if 0 <= target < g.size:
+                plan, work = _borrow(num, den, err, at, grid, c, target, sign, g)
+                budget -= work
+                if plan is not None and plan[0] > 0 and (best is None or plan[0] > best[0]):
+                    best = plan
+        if best is not None:
+            _, k, whole, part, kept, merged = best
+            num[c], den[c], err[c] = merged
+            at[c] = k
+            num[whole], den[whole] = 0.0, 0.0
+            num[part], den[part] = num[part] * kept, den[part] * kept  # kept may be 0: taken whole
+            err[part] = (err[part] + _U) * (1 + 1e-9)
+    return at, num, err
+
+
+def _borrow(num, den, err, at, grid, c: int, target: int, sign: int, g: np.ndarray):
+    """(plan, classes examined) for class c to reach just above g[target] with the nearest classes below (sign −1) or
+    above (+1) whose ratios are on the other side of the aim; plan = (gain, grid index, whole donors, partial donor,
+    its kept fraction, (num, den, err) of the merged class), or None when they cannot."""
+    m, width, work = num.size, 32, 0
+    while True:
+        idx = np.arange(c - 1, max(c - 1 - width, -1), -1) if sign < 0 else np.arange(c + 1, min(c + 1 + width, m))
+        work += idx.size
+        aim = g[target] * (1 + (_AIM + 4 * (idx.size + 2)) * _U)
+        need = num[c] - aim * den[c] if sign < 0 else aim * den[c] - num[c]
+        if not need > 0:
+            return None, work
+        room = aim * den[idx] - num[idx] if sign < 0 else num[idx] - aim * den[idx]
+        room = np.where(room > 0, room, 0.0)
+        cum = np.cumsum(room)
+        hit = int(np.searchsorted(cum, need))
+        if hit < idx.size:
+            break
+        if idx.size < width or width >= 1 << 16:
+            return None, work
+        width *= 4
+    used = room[:hit] > 0
+    whole, p = idx[:hit][used], int(idx[hit])
+    f = (need - (cum[hit - 1] if hit else 0.0)) / room[hit]
+    kept = 1.0 - f if f <= 0.5 else 1.0 - min(f, 1.0)  # exact complements: given = 1 − kept (Sterbenz)
+    given = 1.0 - kept
+    nums = np.concatenate([[num[c]], num[whole], [num[p] * given]])
+    dens = np.concatenate([[den[c]], den[whole], [den[p] * given]])
+    merged_err = (max(err[c], float(np.max(err[whole], initial=0.0)), err[p] + _U) + (nums.size + 2) * _U) * (1 + 1e-9)
+    merged = (float(np.sum(nums)), float(np.sum(dens)), merged_err)
+    k = int(_floor_index(merged[0], merged[1], merged_err, g))
+    if k < target:
+        return None, work
+    moved = nums[1:]
+    was = np.concatenate([at[whole], [at[p]]])
+    delta = np.where(moved > 0, moved * (grid[k] - np.where(was >= 0, grid[np.maximum(was, 0)], -np.inf)), 0.0)
+    if sign < 0:
+        gain = float(np.sum(delta))
+    else:
+        own = num[c] * (grid[k] - grid[at[c]]) if at[c] >= 0 else math.inf
+        gain = own + float(np.sum(delta))
+    return (gain, k, whole, p, kept, merged), work
 
 
 def atomic_pld(law: LossLaw, direction: str) -> PLD:
