@@ -13,6 +13,10 @@ as each row finishes (in order of completion). A row is known by its id, else by
 rows already in `out` are skipped, so a stopped batch resumes where it stopped (an interrupted last line is
 dropped and recomputed); every other stored row must be a result row as written, else InvalidParameter names the
 line and the column before any row runs.
+
+Why this module is long: the reader of claims, the writer of results and the checker of a results file being
+resumed share one column layout (COLUMNS, `_input_columns`, `_as_text`); split apart, a column added to one would
+silently disagree with the others, and a resume would then match or refuse rows wrongly.
 """
 from __future__ import annotations
 
