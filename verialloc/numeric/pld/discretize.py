@@ -10,6 +10,10 @@ below the bottom point (it is stochastically dominated, a sub-probability). Move
 directly into `truncated`, never as 1 − Σ(others). The law's CDF values are float64 (relative error ~1e-15,
 not tracked); a lower PLD may have E[e^{−L}] up to e^{step} > 1 (rounding down), so it is not a realization.
 `discretize_pair` discretizes the pair (both distributions) instead: second order in the step (see there).
+
+Why this module is long: the upper (`_spread`) and lower (`_contract`) pair discretizations rest on the same
+cell masses and their float64 error bounds (`_Variable`, `_pair`); kept together, both directions round from one
+set of enclosures, and a change to the cell arithmetic cannot make one of them unsound unnoticed.
 """
 from __future__ import annotations
 
