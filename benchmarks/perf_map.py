@@ -1,7 +1,8 @@
 """Performance map (issue #13): ε(δ) brackets of Gaussian random allocation over the grid practitioners use,
 one `verialloc epsilon --method pld` per cell, with its bracket, relative gap and seconds; a heat map per δ.
 
-    python benchmarks/perf_map.py [--only-delta D ...] [--only-k K ...] [--timeout S] [--out FILE.jsonl] [--plot]
+    python benchmarks/perf_map.py [--only-delta D ...] [--only-k K ...] [--only-steps T ...] [--only-epochs E ...]
+                                  [--timeout S] [--out FILE.jsonl] [--plot]
 
 Grid: σ ∈ SIGMAS × t ∈ STEPS × epochs ∈ EPOCHS × k ∈ KS × δ ∈ DELTAS (270 cells). Each cell runs as its own CLI
 process with `--budget S` (verialloc refuses work it estimates beyond S, before starting) and a hard timeout of
@@ -32,12 +33,12 @@ GOAL_SECONDS = 30
 GOAL_GAP = {1: 0.01, 4: 0.10}
 
 
-def cells(deltas=DELTAS, ks=KS):
+def cells(deltas=DELTAS, ks=KS, steps_axis=STEPS, epochs_axis=EPOCHS):
     for delta in deltas:
         for k in ks:
             for sigma in SIGMAS:
-                for steps in STEPS:
-                    for epochs in EPOCHS:
+                for steps in steps_axis:
+                    for epochs in epochs_axis:
                         yield {"sigma": sigma, "steps": steps, "epochs": epochs, "k": k, "delta": delta}
 
 
@@ -119,6 +120,8 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--only-delta", nargs="*", default=list(DELTAS), choices=DELTAS)
     p.add_argument("--only-k", nargs="*", type=int, default=list(KS), choices=KS)
+    p.add_argument("--only-steps", nargs="*", type=int, default=list(STEPS), choices=STEPS)
+    p.add_argument("--only-epochs", nargs="*", type=int, default=list(EPOCHS), choices=EPOCHS)
     p.add_argument("--timeout", type=float, default=GOAL_SECONDS * 4, help="budget per cell, seconds")
     p.add_argument("--out", type=Path, default=OUT)
     p.add_argument("--plot", action="store_true", help="only draw the heat maps from --out")
@@ -129,7 +132,7 @@ def main(argv=None) -> None:
         return
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("a") as fh:
-        for cell in cells(args.only_delta, args.only_k):
+        for cell in cells(args.only_delta, args.only_k, args.only_steps, args.only_epochs):
             if key(cell) in rows:
                 continue
             row = run_cell(cell, args.timeout)
