@@ -9,6 +9,7 @@
 `dev` is kept as an alias of `random` for existing habits.
 """
 import os
+import signal
 
 import mpmath
 import pytest
@@ -32,3 +33,15 @@ def _mpmath_precision_is_restored():
     after = mpmath.mp.prec, mpmath.iv.prec
     mpmath.mp.prec, mpmath.iv.prec = before
     assert after == before, f"mpmath (mp.prec, iv.prec) changed from {before} to {after}"
+
+
+@pytest.fixture(autouse=True)
+def _sigint_handler_is_restored():
+    """Every test leaves the SIGINT handler as it found it: the Ctrl-C tests of the executor need Python's own
+    (a leaked SIG_IGN made test_ctrl_c_while_a_local_cluster_starts_stops_it_once_it_is_up see no interrupt once,
+    in a whole-suite seed run). A leak fails the leaking test."""
+    before = signal.getsignal(signal.SIGINT)
+    yield
+    after = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, before)
+    assert after == before, f"the SIGINT handler changed from {before} to {after}"
