@@ -37,9 +37,9 @@ def _mpmath_precision_is_restored():
 
 @pytest.fixture(autouse=True)
 def _sigint_handler_is_restored():
-    """Every test leaves the SIGINT handler as it found it: the Ctrl-C tests of the executor need Python's own
-    (a leaked SIG_IGN made test_ctrl_c_while_a_local_cluster_starts_stops_it_once_it_is_up see no interrupt once,
-    in a whole-suite seed run). A leak fails the leaking test."""
+    """Every test leaves the SIGINT handler as it found it (a Ctrl-C test installs Python's own for itself: a
+    shell's background job, such as a `.ci/seed-runs` run, starts with SIGINT ignored). A leak fails the leaking
+    test."""
     before = signal.getsignal(signal.SIGINT)
     yield
     after = signal.getsignal(signal.SIGINT)

@@ -399,7 +399,16 @@ def test_a_local_clusters_workers_leave_ctrl_c_to_this_process():
     assert signal.getsignal(signal.SIGINT) is before
 
 
-def test_ctrl_c_while_a_local_cluster_starts_stops_it_once_it_is_up(monkeypatch):
+@pytest.fixture
+def python_sigint():
+    """Python's own SIGINT handler, as in a terminal: a shell starts background jobs (`.ci/seed-runs`) with SIGINT
+    ignored, Python keeps an inherited SIG_IGN, and an in-process Ctrl-C then raised nothing (seed-runs 212)."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+def test_ctrl_c_while_a_local_cluster_starts_stops_it_once_it_is_up(monkeypatch, python_sigint):
     """Raised inside the start, the interrupt left a half-started cluster behind (an atexit hook then failed)."""
     distributed = pytest.importorskip("dask.distributed")
     started = []
