@@ -189,16 +189,19 @@ GEOMETRIC_ALPHA, GEOMETRIC_BETA = 1e-2, 1e-12
 def _heavy_tail_fallback(law, steps: int, alloc, delta_floor, notes: list, tick) -> dict:
     """The allocation PLDs, or — when the uniform exp-grid had to shrink its window below the single-step tail
     (heavy tails, e.g. Gaussian σ ≲ 0.5) — the paper's geometric-grid PLDs (F52, F53 with E14, E15, E17), whose
-    multiplicative grid covers heavy tails at (α, β)-tightness. Not in tail-accurate mode (delta_floor)."""
-    if delta_floor is not None or not alloc.budget.window_reduced:
-        return alloc.plds  # tiny targets: the geometric grid's absolute float budget would exceed them
+    multiplicative grid covers heavy tails at (α, β)-tightness. In tail-accurate mode (delta_floor) β ≤ 1e-3·floor:
+    the truncated tail (≤ 2β, sent to +inf in the upper PLDs) stays small against the target, and the grid's float
+    budget is relative to each mass (geometric_conv), so it holds at δ = 1e-30 as well."""
+    if not alloc.budget.window_reduced:
+        return alloc.plds
+    beta = GEOMETRIC_BETA if delta_floor is None else min(GEOMETRIC_BETA, 1e-3 * delta_floor)
     out = {}
     for d in ("remove", "add"):
         for b in ("upper", "lower"):
             tick(f"geometric allocation {d} {b}")
-            out[d, b], _ = allocation_pld_geometric(law, steps, d, b, alpha=GEOMETRIC_ALPHA, beta=GEOMETRIC_BETA)
+            out[d, b], _ = allocation_pld_geometric(law, steps, d, b, alpha=GEOMETRIC_ALPHA, beta=beta)
     notes.append(f"t={steps}: heavy tails exceed the uniform exp-grid; used the geometric-grid algorithm "
-                 f"(alpha={GEOMETRIC_ALPHA:g}, beta={GEOMETRIC_BETA:g})")
+                 f"(alpha={GEOMETRIC_ALPHA:g}, beta={beta:g})")
     return out
 
 

@@ -22,7 +22,9 @@ Alg. 5 grid start can only go to that start (upper) or to 0 (lower). The dual's 
 O(α') and harmless; a pair with Q(P = 0) of order one (an atom of L← at +inf, of D(L→) at +inf) yields
 valid but loose bounds. P(Q = 0) is harmless: it is the value +inf, carried exactly.
 
-Float64: masses carry an L1 error bound (`GeometricDist.error` → `PLD.float_error`); grid points are
+Float64: masses carry a relative error bound and an ℓ1 one (`GeometricDist.rel`, `.error`; geometric_conv's
+docstring): the output masses are scaled by the relative bound in the PLD's direction and the ℓ1 bound becomes
+`PLD.float_error`, so tail masses far below 1e-11 keep their relative accuracy (tiny δ, #13); grid points are
 e^{s + iα'} for float s, α', so losses are exact up to ~1e-15 relative, and sums within ~1e-10 grid steps of
 a grid point are rounded one step further in the safe direction.
 
@@ -56,6 +58,11 @@ _U = np.finfo(np.float64).eps / 2
 _CDF_ULPS = 4
 #: cap on bisection steps of the quantile search (adjacent floats are reached after ~1100 at worst)
 _SEARCH_ITER = 2000
+#: largest per-mass relative error carried as relative; a mass whose error bound exceeds this share of it (a
+#: difference of two close CDF values) keeps its error in the ℓ1 budget
+_REL_CAP = 1e-6
+#: slack for the float evaluation of the budgets themselves (n·u ≪ 1e-9 for every supported grid)
+_SLACK = 1 + 1e-9
 
 
 # ------------------------------------------------------------------------------------------ input laws
@@ -204,6 +211,40 @@ def _discretize(var: LossVariable, start: float, alpha: float, size: int, bound:
     return pld, errors
 
 
+def _split(masses: np.ndarray, errors: np.ndarray) -> tuple[float, float]:
+    """(rel, absolute): each error_i ≤ rel·mass_i, or error_i counts in `absolute` (ℓ1). rel is at least the
+    atoms' own bound ((_CDF_ULPS + 2)u: one tail value, plus the atom added to it)."""
+    covered = (masses > 0) & (errors <= _REL_CAP * masses)
+    ratio = float(np.max(errors[covered] / masses[covered], initial=0.0))
+    return max(ratio, (_CDF_ULPS + 2) * _U) * _SLACK, float(np.sum(errors[~covered])) * _SLACK
+
+
+def _relative_input(var: LossVariable, start: float, alpha: float, size: int, bound: str) -> tuple[PLD, float]:
+    """`_discretize` with its float budget split (`_split`): the PLD's float_error is the ℓ1 part only."""
+    disc, errors = _discretize(var, start, alpha, size, bound)
+    rel, absolute = _split(disc.masses, errors)
+    return replace(disc, float_error=absolute), rel
+
+
+def _dual_space(disc: PLD, rel: float, log_start: float, alpha: float) -> GeometricDist:
+    """e^{−D(L)} of a discretized L with relative error rel (Alg. 7 = PLD.dual, E17): the masses e^{−l}·f gain
+    3u (e^{−l} ≤ 2u, the product u); the +inf atom 1 − Σ e^{−l}f is a difference, its error E (the masses' own,
+    the weights', the pairwise sum's) is relative to the atom where E ≤ _REL_CAP·atom, else ℓ1."""
+    dual = disc.dual()
+    weights = np.exp(-disc.losses) * (1 + 2 * _U)
+    weighted = float(np.sum(dual.masses))
+    abs_part = disc.float_error * float(weights.max(initial=1.0))
+    atom_error = (rel * weighted + abs_part
+                  + 1.01 * (3 + dual.masses.size.bit_length() + 2) * _U * (weighted + 1.0)) * _SLACK
+    rel_masses = ((1 + rel) * (1 + 3 * _U) - 1) * _SLACK
+    atom = dual.inf_mass
+    if atom > 0 and atom_error <= _REL_CAP * atom:
+        rel_out, error = max(rel_masses, atom_error / atom * _SLACK), abs_part
+    else:
+        rel_out, error = rel_masses, abs_part + atom_error
+    return exp_space(replace(dual, float_error=error), log_start, alpha, negate=True, rel=rel_out)
+
+
 def disc_dist(var: LossVariable, alpha: float, beta: float, bound: str) -> PLD:
     """Alg. 6: grid of width α over [q(β), q(1 − β)], rounded in direction `bound` (F53, I21)."""
     lo, hi = _range(var, beta)
@@ -242,8 +283,10 @@ def _to_pld(u: GeometricDist, t: int, negate: bool, bound: str, exact_inf: float
     """Back from exp-space: ln(u/t) (remove, Alg. 1) or −ln(u/t) (add, Alg. 2). The value mapped to a loss of
     −inf is dropped (a lower bound only; `truncated`); for "upper", `truncated` is inf_mass − exact_inf."""
     losses = u.log_start + u.step * np.arange(u.size) - math.log(t)
-    masses = u.masses
+    scale = 1 + 2 * u.rel + 4 * _U if bound == "upper" else 1 - 2 * u.rel - 4 * _U  # the relative budget, directed
+    masses = u.masses * scale
     inf_mass, neg = (u.inf, u.zero) if not negate else (u.zero, u.inf)
+    inf_mass *= scale
     if negate:
         losses, masses = -losses[::-1], masses[::-1]
     nz = np.flatnonzero(masses)
@@ -273,19 +316,17 @@ def _rand_alloc_rem(law: LossLaw, t: int, alpha: float, beta: float, bound: str)
     if bound == "upper":
         lo, hi = _range(p_var, beta)
         size = _grid_size(lo, hi, alpha)
-        disc, errors = _discretize(p_var, lo, alpha, size, "upper")
-        u1 = exp_space(disc, lo, alpha, negate=False)
-        # Alg. 7 masses e^{−l}·f carry e^{−l}·(error of f) plus 2 roundings; the +inf atom 1 − Σ as much again
-        dual_error = 2 * (float(np.sum(np.exp(-disc.losses) * errors)) + 3 * _U)
-        v1 = replace(exp_space(disc.dual(), lo, alpha, negate=True), error=dual_error)
+        disc, rel = _relative_input(p_var, lo, alpha, size, "upper")
+        u1 = exp_space(disc, lo, alpha, negate=False, rel=rel)
+        v1 = _dual_space(disc, rel, lo, alpha)
     else:
         q_var = LossVariable.remove_dual(law)
         (lo, hi), (lo_q, hi_q) = _range(p_var, beta), _range(q_var, beta)
         size = max(_grid_size(lo, hi, alpha), _grid_size(lo_q, hi_q, alpha))
-        disc = _discretize(p_var, lo, alpha, size, "lower")[0]
-        disc_q = _discretize(q_var, lo_q, alpha, size, "lower")[0]
-        u1 = exp_space(disc, lo, alpha, negate=False)
-        v1 = exp_space(disc_q, lo_q, alpha, negate=False)
+        disc, rel = _relative_input(p_var, lo, alpha, size, "lower")
+        disc_q, rel_q = _relative_input(q_var, lo_q, alpha, size, "lower")
+        u1 = exp_space(disc, lo, alpha, negate=False, rel=rel)
+        v1 = exp_space(disc_q, lo_q, alpha, negate=False, rel=rel_q)
     count = 0
     if t > 1:
         v, count = self_conv(v1, t - 1, bound)
@@ -300,8 +341,8 @@ def _rand_alloc_add(law: LossLaw, t: int, alpha: float, beta: float, bound: str)
     var = LossVariable.add(law)
     lo, hi = _range(var, beta)
     size = _grid_size(lo, hi, alpha)
-    disc = _discretize(var, lo, alpha, size, bound)[0]
-    u = exp_space(disc, -(lo + (size - 1) * alpha), alpha, negate=True)
+    disc, rel = _relative_input(var, lo, alpha, size, bound)
+    u = exp_space(disc, -(lo + (size - 1) * alpha), alpha, negate=True, rel=rel)
     inner = "lower" if bound == "upper" else "upper"
     u, count = self_conv(u, t, inner)
     return _to_pld(u, t, True, bound, law.q_neg_inf ** t), size, count, _outside(var, disc)
