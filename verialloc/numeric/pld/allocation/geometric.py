@@ -54,8 +54,6 @@ BOUNDS = ("upper", "lower")
 MAX_GRID = 200_000
 #: unit roundoff of float64
 _U = np.finfo(np.float64).eps / 2
-#: relative accuracy assumed for the CDF/SF of a loss law, in units of _U (scipy's ndtr is within a few ulps)
-_CDF_ULPS = 4
 #: cap on bisection steps of the quantile search (adjacent floats are reached after ~1100 at worst)
 _SEARCH_ITER = 2000
 #: largest per-mass relative error carried as relative; a mass whose error bound exceeds this share of it (a
@@ -72,8 +70,9 @@ class LossVariable:
     """Law of one privacy-loss variable X (F1, F7): finite-part CDF/SF, finite atoms and atoms at ±inf."""
 
     def __init__(self, cdf: Callable, sf: Callable, atom_values, atom_masses, support: tuple[float, float],
-                 pos_inf: float = 0.0, neg_inf: float = 0.0):
+                 pos_inf: float = 0.0, neg_inf: float = 0.0, *, law: LossLaw, mirrored: bool = False):
         self.cdf, self.sf = cdf, sf  # P(−inf < X ≤ y), P(y < X < inf)
+        self.law, self.mirrored = law, mirrored  # X = ℓ, or X = −ℓ (mirrored: its functions use the law at −y)
         self.atom_values = np.asarray(atom_values, dtype=np.float64)
         self.atom_masses = np.asarray(atom_masses, dtype=np.float64)
         self.support = support
@@ -83,13 +82,13 @@ class LossVariable:
     def remove(cls, law: LossLaw) -> "LossVariable":
         """L→ = L_{P,Q}: ℓ under P (F6); +inf atom P(Q = 0)."""
         values, pm, _ = law.atoms()
-        return cls(law.cdf_p, law.sf_p, values, pm, law.support(), pos_inf=law.p_inf)
+        return cls(law.cdf_p, law.sf_p, values, pm, law.support(), pos_inf=law.p_inf, law=law)
 
     @classmethod
     def remove_dual(cls, law: LossLaw) -> "LossVariable":
         """−D(L_{P,Q}) = −L_{Q,P}: ℓ under Q (F7 (ii)); −inf atom Q(P = 0)."""
         values, _, qm = law.atoms()
-        return cls(law.cdf_q, law.sf_q, values, qm, law.support(), neg_inf=law.q_neg_inf)
+        return cls(law.cdf_q, law.sf_q, values, qm, law.support(), neg_inf=law.q_neg_inf, law=law)
 
     @classmethod
     def add(cls, law: LossLaw) -> "LossVariable":
@@ -107,7 +106,18 @@ class LossVariable:
             return np.maximum(law.cdf_q(-np.asarray(y, float)) - at(y), 0.0)
 
         lo, hi = law.support()
-        return cls(cdf, sf, neg_values, neg_masses, (-hi, -lo), pos_inf=law.q_neg_inf)
+        return cls(cdf, sf, neg_values, neg_masses, (-hi, -lo), pos_inf=law.q_neg_inf, law=law, mirrored=True)
+
+    def errors(self, y: np.ndarray, cdf: np.ndarray, sf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Bounds on the float error of cdf(y) and sf(y): the loss law's accuracy contract (LossLaw.eval_rtol,
+        eval_abs; issue #10 item 10) at ±y, and for a mirrored variable the atom added to (CDF) or taken from
+        (SF) the law's value, each a float within u of its probability, with that operation's own rounding."""
+        rtol = np.asarray(self.law.eval_rtol(-y if self.mirrored else y), float)
+        if not self.mirrored:
+            return rtol * cdf + self.law.eval_abs, rtol * sf + self.law.eval_abs
+        at = np.asarray(self.atom(y), float)
+        return ((rtol + 2 * _U) * cdf + self.law.eval_abs,
+                (rtol + 2 * _U) * (sf + at) + self.law.eval_abs)
 
     def atom(self, y):
         """Mass of the finite atom at y (0 where there is none)."""
@@ -174,55 +184,64 @@ def _grid_size(lo: float, hi: float, alpha: float) -> int:
     return n
 
 
-def _discretize(var: LossVariable, start: float, alpha: float, size: int, bound: str) -> tuple[PLD, np.ndarray]:
+def _discretize(var: LossVariable, start: float, alpha: float, size: int,
+                bound: str) -> tuple[PLD, np.ndarray, tuple[float, float]]:
     """Alg. 6 on the grid [start + iα]_{i<size}, rounding up ("upper") or down ("lower"); F53, I21.
 
     upper: finite mass in (l_{i−1}, l_i] → l_i, ≤ l_1 → l_1, > l_n → +inf;
     lower: finite mass in [l_i, l_{i+1}) → l_i, ≥ l_n → l_n, < l_1 → −inf.
     Atoms of X at ±inf stay where they are (exact; a realization has none at −inf, so upper keeps f(−inf) = 0).
     `truncated` is the finite tail sent to ±inf. Each mass is a difference of the smaller tail function (CDF
-    below the median, SF above); the second value bounds each mass's float error, with CDF/SF values correct to
-    _CDF_ULPS ulps (their sum, with the tail atom's, is `float_error`).
+    below the median, SF above). Also returned: a bound on each mass's float error (the errors of its two
+    operands, `LossVariable.errors`, plus the subtraction's rounding) and on the errors of the +inf and −inf
+    atoms (the tail joins one; the law's own atoms are within 4u + eval_abs); their sum is `float_error`.
     """
     grid = start + alpha * np.arange(size)
     cdf = np.asarray(var.cdf(grid), dtype=np.float64)
     sf = np.asarray(var.sf(grid), dtype=np.float64)
+    e_cdf, e_sf = var.errors(grid, cdf, sf)
     if bound == "upper":
         use_cdf = cdf <= sf
         masses = np.where(use_cdf, np.diff(cdf, prepend=0.0), np.concatenate([[cdf[0]], sf[:-1] - sf[1:]]))
-        operands = np.where(use_cdf, cdf + np.concatenate([[0.0], cdf[:-1]]),
-                            np.concatenate([[cdf[0]], sf[:-1] + sf[1:]]))
+        operand_errors = np.where(use_cdf, e_cdf + np.concatenate([[0.0], e_cdf[:-1]]),
+                                  np.concatenate([[e_cdf[0]], e_sf[:-1] + e_sf[1:]]))
         tail, inf_mass, neg_inf_mass = float(sf[-1]), float(sf[-1]) + var.pos_inf, var.neg_inf
+        atom_errors = (float(e_sf[-1]) + _U * inf_mass + 4 * _U * var.pos_inf + var.law.eval_abs,
+                       4 * _U * var.neg_inf + var.law.eval_abs)
     else:
         atoms = var.atom(grid)
-        at_least = sf + atoms  # P(l_i ≤ X < inf)
+        at_least = sf + atoms  # P(l_i ≤ X < inf); the atom a float within u, the sum rounded
         below = cdf - atoms  # P(−inf < X < l_i)
+        e_least = e_sf + _U * (atoms + at_least)
+        e_below = e_cdf + _U * (atoms + np.abs(below))
         use_cdf = below <= at_least
         masses = np.where(use_cdf, np.append(np.diff(below), at_least[-1]),
                           np.append(at_least[:-1] - at_least[1:], at_least[-1]))
-        operands = np.where(use_cdf, np.append(below[1:] + below[:-1], at_least[-1]),
-                            np.append(at_least[:-1] + at_least[1:], at_least[-1]))
+        operand_errors = np.where(use_cdf, np.append(e_below[1:] + e_below[:-1], e_least[-1]),
+                                  np.append(e_least[:-1] + e_least[1:], e_least[-1]))
         tail = max(float(below[0]), 0.0)
         inf_mass, neg_inf_mass = var.pos_inf, tail + var.neg_inf
+        atom_errors = (4 * _U * var.pos_inf + var.law.eval_abs,
+                       float(e_below[0]) + _U * neg_inf_mass + 4 * _U * var.neg_inf + var.law.eval_abs)
     masses = np.maximum(masses, 0.0)
-    errors = _U * (_CDF_ULPS * operands + masses)
+    errors = operand_errors + _U * masses
     pld = PLD(grid, masses, inf_mass=inf_mass, neg_inf_mass=neg_inf_mass, truncated=tail,
-              float_error=float(np.sum(errors)) + _CDF_ULPS * _U * tail, bound=bound)
-    return pld, errors
+              float_error=float(np.sum(errors)) + sum(atom_errors), bound=bound)
+    return pld, errors, atom_errors
 
 
 def _split(masses: np.ndarray, errors: np.ndarray) -> tuple[float, float]:
-    """(rel, absolute): each error_i ≤ rel·mass_i, or error_i counts in `absolute` (ℓ1). rel is at least the
-    atoms' own bound ((_CDF_ULPS + 2)u: one tail value, plus the atom added to it)."""
+    """(rel, absolute): each error_i ≤ rel·mass_i, or error_i counts in `absolute` (ℓ1)."""
     covered = (masses > 0) & (errors <= _REL_CAP * masses)
     ratio = float(np.max(errors[covered] / masses[covered], initial=0.0))
-    return max(ratio, (_CDF_ULPS + 2) * _U) * _SLACK, float(np.sum(errors[~covered])) * _SLACK
+    return ratio * _SLACK, float(np.sum(errors[~covered])) * _SLACK
 
 
 def _relative_input(var: LossVariable, start: float, alpha: float, size: int, bound: str) -> tuple[PLD, float]:
-    """`_discretize` with its float budget split (`_split`): the PLD's float_error is the ℓ1 part only."""
-    disc, errors = _discretize(var, start, alpha, size, bound)
-    rel, absolute = _split(disc.masses, errors)
+    """`_discretize` with its float budget split (`_split`, the ±inf atoms as two more masses): the PLD's
+    float_error is the ℓ1 part only."""
+    disc, errors, atom_errors = _discretize(var, start, alpha, size, bound)
+    rel, absolute = _split(np.append(disc.masses, [disc.inf_mass, disc.neg_inf_mass]), np.append(errors, atom_errors))
     return replace(disc, float_error=absolute), rel
 
 

@@ -26,6 +26,8 @@ from ..pld import PLD
 
 #: unit roundoff of float64
 _U = np.finfo(np.float64).eps / 2
+#: spacing of float64 below the normal range: a product or sum there is off by up to half of it, absolutely
+_TINY = np.finfo(np.float64).smallest_subnormal
 #: shortest run of d summed as window sums (a window costs about as much as 16 direct slices)
 _WINDOW_MIN = 16
 
@@ -38,7 +40,7 @@ class GeometricDist:
     """exp-space law: masses on [e^{log_start + i·step}]_{i<n}, plus atoms at the values 0 and +inf (F53, E17).
 
     rel, error: float64 budget — each mass and atom is within rel·(its exact value) plus its share of the ℓ1
-    bound `error` (CDF/SF values assumed correct to a few ulps, geometric._CDF_ULPS).
+    bound `error` (from the loss law's accuracy contract, LossLaw.eval_rtol / eval_abs, in geometric).
     """
 
     log_start: float
@@ -171,13 +173,14 @@ def conv(x: GeometricDist, y: GeometricDist, bound: str) -> GeometricDist:
     out = np.zeros(n + 2)  # out[k + 1] is grid index k; out[0] and out[n + 1] catch float-tie spill
     fx, fy = x.masses, y.masses
     nzx, nzy = np.flatnonzero(fx), np.flatnonzero(fy)
-    depth = 0
+    depth, pairs = 0, 0
     if nzx.size and nzy.size:
         span = (int(nzx[0]), int(nzx[-1]), int(nzy[0]), int(nzy[-1]))
         ds = np.arange(span[2] - span[1], span[3] - span[0] + 1)
         offsets = _round((np.logaddexp(x.log_start, y.log_start + ds * step) - log_c) / step, tie, bound)
         offsets[ds == 0] = 0  # (e^{a} + e^{b})·r^i is on the safe side of grid point i (directed log_c)
         depth = _pair_sums(out, fx, fy, ds, offsets, (x.log_start - y.log_start) / step, span)
+        pairs = (span[1] - span[0] + 1) * (span[3] - span[2] + 1)
     zero = x.zero * y.zero
     for grid, other, log_s in ((fx, y.zero, x.log_start), (fy, x.zero, y.log_start)):
         if other > 0:  # e^{s + iα} + 0, placed on the new grid
@@ -201,7 +204,11 @@ def conv(x: GeometricDist, y: GeometricDist, bound: str) -> GeometricDist:
     # product, and the pairwise np.sum of `below` (≤ log2 n + 1)
     gamma = 1.01 * (depth + n.bit_length() + 8) * _U
     rel = ((1 + x.rel) * (1 + y.rel) * (1 + gamma) - 1) * (1 + 1e-6)
-    error = (x.error * ty + y.error * tx + x.error * y.error) * (1 + rel)
+    # below the normal range the relative bound fails: each operation may be off by TINY/2 absolutely — a direct
+    # slice costs 2 per pair; a window update ~5 per entry of its segment, which is shorter than its pairs; the
+    # atoms and the spill fewer than 4n
+    underflow = (5 * pairs + 4 * n) * _TINY
+    error = (x.error * ty + y.error * tx + x.error * y.error) * (1 + rel) + underflow
     return GeometricDist(log_c, step, out[1:n + 1], zero=zero, inf=inf, error=error, rel=rel)
 
 
