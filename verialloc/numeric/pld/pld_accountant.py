@@ -74,10 +74,12 @@ _SEPARABLE_NOTE = "lower bound from a separable statistic of the outputs (post-p
 
 
 def plds(config: Config, settings: Settings = Settings(), *, epsilon_max: float = 0.0, progress=None,
-         delta_floor: float | None = None) -> dict:
-    """{(direction, bound): PLD} of the whole configuration, plus a "notes" entry (list of strings).
+         delta_floor: float | None = None, epsilon_hint: float | None = None) -> dict:
+    """{(direction, bound): PLD} of the whole configuration, plus a "notes" entry (list of strings); allocation
+    also keeps its one-epoch PLDs and copy counts under "epoch" (`_finer_epochs` recomposes them).
 
-    delta_floor: δ values down to it keep relative accuracy in the allocation (tail-accurate mode)."""
+    delta_floor: δ values down to it keep relative accuracy in the allocation (tail-accurate mode);
+    epsilon_hint: the ε the answer is about, for the loss step of composed epochs (`_epoch_step`)."""
     law = loss_law(config.mechanism)
     tick = progress or (lambda stage: None)
     notes: list[str] = []
@@ -120,15 +122,56 @@ def plds(config: Config, settings: Settings = Settings(), *, epsilon_max: float 
     # largest per-epoch loss resolved inside the allocation windows (S ≤ window)
     out["window_loss"] = min(math.log(up.budget.window / upper_steps) if up_plds is up.plds else math.inf,
                              math.log(low.budget.window / config.steps) if low_plds is low.plds else math.inf)
+    out["epoch"] = {"upper": (up_plds, k * epochs), "lower": (low_plds, (k if every_step else 1) * epochs)}
+    step = _epoch_step(settings, k * epochs, epsilon_hint)
+    out.update(_compose_epochs(out["epoch"], settings, step, tick))
+    out["notes"] = notes + ([f"epochs composed on a loss step of {step:.3g}"] if step < settings.loss_step else [])
+    return out
+
+
+#: composed epochs: the loss step is at most EPOCH_SHARE·ε/copies — regrid rounds each copy's losses outward by
+#: up to a step, so the composed ends drift apart by about copies·step (σ = 5, t = 10⁵, 100 epochs, δ = 1e-5: step
+#: 1e-4 gave [0.01631, 0.02155], 1e-6 [0.016421, 0.016577]); never below loss_step/EPOCH_REFINE_MAX, and the grid
+#: it makes stays near copies/EPOCH_SHARE points over the composed range of a few ε
+EPOCH_SHARE, EPOCH_REFINE_MAX = 0.004, 256
+
+
+def _epoch_step(settings: Settings, copies: int, epsilon_hint: float | None) -> float:
+    """The loss step for composing `copies` allocation epochs: settings.loss_step, finer for a small ε."""
+    if copies <= 1 or epsilon_hint is None or not math.isfinite(epsilon_hint) or epsilon_hint <= 0:
+        return settings.loss_step
+    return min(settings.loss_step, max(settings.loss_step / EPOCH_REFINE_MAX, EPOCH_SHARE * epsilon_hint / copies))
+
+
+def _compose_epochs(epoch: dict, settings: Settings, step: float, tick) -> dict:
+    """{(direction, bound): PLD} of the composed epochs from the one-epoch PLDs, on the loss grid `step`."""
+    out = {}
     for d in ("remove", "add"):
-        for b, source, copies in (("upper", up_plds, k * epochs), ("lower", low_plds, (k if every_step else 1) * epochs)):
+        for b in ("upper", "lower"):
+            source, copies = epoch[b]
             pld = source[d, b]
             if copies > 1:
                 tick(f"compose {copies}x {d} {b}")
-                pld = self_compose(regrid(pld, settings.loss_step, b), copies, settings.tail, settings.loss_step)
+                pld = self_compose(regrid(pld, step, b), copies, settings.tail, step)
             out[d, b] = pld
-    out["notes"] = notes
     return out
+
+
+def _finer_epochs(table: dict, settings: Settings, target: float, progress) -> dict:
+    """ε queries: when the bracket of the composed epochs is wider than 1 % and a finer loss step is due for its
+    upper end (`_epoch_step`), the one-epoch PLDs are composed again on it (they are kept, not recomputed)."""
+    if "epoch" not in table:
+        return table
+    step = _epoch_step(settings, table["epoch"]["upper"][1],
+                       max(table[d, "upper"].epsilon(target) for d in ("remove", "add")))
+    if step >= 0.5 * settings.loss_step:
+        return table
+    lo = min(table[d, "lower"].epsilon(target) for d in ("remove", "add"))
+    hi = max(table[d, "upper"].epsilon(target) for d in ("remove", "add"))
+    if hi - lo <= 0.01 * hi:
+        return table
+    finer = _compose_epochs(table["epoch"], settings, step, progress or (lambda stage: None))
+    return {**table, **finer, "notes": table["notes"] + [f"epochs composed on a loss step of {step:.3g}"]}
 
 
 def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, settings: Settings = Settings(),
@@ -136,7 +179,7 @@ def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, se
     """Bracket [lower, upper] for δ(ε) from the lower and upper PLDs (F2), float budget applied outward."""
     eps = as_float("epsilon", epsilon)  # beyond float64 (an int 10**5000): InvalidParameter, not OverflowError
     d = check_direction(direction)
-    table = plds(config, settings, epsilon_max=abs(eps), progress=progress)
+    table = plds(config, settings, epsilon_max=abs(eps), progress=progress, epsilon_hint=abs(eps))
 
     summed = summed_gaussian.delta_lower(config, eps)
     sep = _separable(config, d, progress, lambda law, c: separable.delta_lower(
@@ -161,6 +204,7 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, se
     table = plds(config, settings, progress=progress, delta_floor=floor)
     if "window_loss" in table and config.k == 1 and config.epochs == 1:  # an allocation window (not F13's step)
         table = _widen_window(config, settings, table, target, progress, floor)
+    table = _finer_epochs(table, settings, target, progress)
 
     summed = summed_gaussian.epsilon_lower(config, target)
     sep = _separable(config, d, progress, lambda law, c: separable.epsilon_lower(
