@@ -76,9 +76,13 @@ C_F13_SEARCH = 2.5e-6
 #: tail depth cap (the estimate stays a finite float; z beyond it is refused at any budget anyway)
 DEPTH_CAP = 1e12
 #: pld allocation part: seconds ≈ 1 + C_ALLOC·(t/k)^0.45 + C_ALLOC_LINEAR·t/k (t = 1e5: 4 s, 1e7: 30 s, 1e8: 290 s);
-#: heavy tails (σ < 0.8) take the geometric-grid fallback, HEAVY times slower (σ = 0.5, t = 1e5: 138 s);
 #: memory ALLOC_BYTES per step (t = 1e8: 957 MB)
-C_ALLOC, ALLOC_EXPONENT, C_ALLOC_LINEAR, HEAVY, ALLOC_BYTES = 0.02, 0.45, 2.6e-6, 30.0, 8
+C_ALLOC, ALLOC_EXPONENT, C_ALLOC_LINEAR, ALLOC_BYTES = 0.02, 0.45, 2.6e-6, 8
+#: heavy tails (σ < 0.8) take the geometric-grid fallback: grids of ∝ L = 2⌈log2 t⌉ + 1 points (α' = α/L), L − 1
+#: convolutions of O(n²), so ≈ 1 + C_GEOMETRIC·L³ s for its four PLDs (σ = 0.5: t = 10: 3–7 s, t = 10³: 29 s,
+#: t = 1e5: 138 s; the estimate 3.4 s, 31.6 s, 142 s). The former flat 30× of the uniform grid's time estimated
+#: 68 s for t = 10, k = 4 (7 s measured) and refused it under a 60 s budget.
+C_GEOMETRIC = 3.3e-3
 #: pld composition: seconds per N·log2 N·(log2 n + 1), per direction and bound (t = 1e3, E = 1e5: 61 s)
 C_FFT = 2.0e-8
 #: pld memory per composed grid point (E = 1e5: 700 MB at N ≈ 2.4e6)
@@ -363,7 +367,9 @@ def _pld(config: Config, settings, allocation_part: bool = True) -> Estimate:
 
 
 def _alloc_seconds(t: int, heavy: bool) -> float:
-    return (1 + C_ALLOC * t ** ALLOC_EXPONENT + C_ALLOC_LINEAR * t) * (HEAVY if heavy else 1)
+    if heavy:
+        return 1 + C_GEOMETRIC * (2 * (t - 1).bit_length() + 1) ** 3 + C_ALLOC_LINEAR * t
+    return 1 + C_ALLOC * t ** ALLOC_EXPONENT + C_ALLOC_LINEAR * t
 
 
 def _rdp_float(config: Config, query: str, value, options: dict) -> Estimate:
