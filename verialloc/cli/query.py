@@ -39,7 +39,8 @@ def register(sub) -> None:
             p.add_argument("--direction", default="both", help="remove | add | both (max of the two; default)")
         p.add_argument("--method", default="exact", help="accounting method: " + "|".join(api.METHODS))
         if name != "rdp":
-            p.add_argument("--loss-step", help="pld: loss grid step of compositions (default 1e-4)")
+            p.add_argument("--loss-step", help="pld: loss grid step of compositions (default 1e-4; composed "
+                                               "allocation epochs go finer, to step/256, when epsilon is small)")
             p.add_argument("--grid-step", help="pld: exp-space grid step of the allocation sum (default: automatic)")
             p.add_argument("--tail", help="pld: tail mass truncated per step, tracked in the result (default 1e-15)")
             p.add_argument("--samples", help="mc: Monte Carlo draws (default 1e7/steps clamped to [2000, 200000])")
