@@ -39,6 +39,7 @@ import mpmath as mp
 from .config import Config
 from .errors import InvalidParameter, UnsupportedRequest
 from .exact import accountant as exact_accountant, discrete_profiles, quadrature
+from .numeric.pld import pld_accountant
 from .mechanisms import FinitePair, Gaussian, Laplace, RandomizedResponse
 from .mechanisms.base import mpq
 
@@ -75,14 +76,22 @@ QUAD_SEARCH_EVALS = 20
 C_F13_SEARCH = 2.5e-6
 #: tail depth cap (the estimate stays a finite float; z beyond it is refused at any budget anyway)
 DEPTH_CAP = 1e12
-#: pld allocation part: seconds ≈ 1 + C_ALLOC·(t/k)^0.45 + C_ALLOC_LINEAR·t/k (t = 1e5: 4 s, 1e7: 30 s, 1e8: 290 s);
+#: pld allocation part, from its plan (pld_accountant.allocation_runs): ≈ 1 + C_POINTS·entries s on the uniform
+#: exp-grid, TAIL_MODE times that in tail-accurate mode (measured: 9.7e6 entries 5.6 s, 6.5e6 2.5 s, 4.7e5 0.28 s;
+#: tail mode 3.5e7 entries 39.5 s). The former 1 + 0.02·t^0.45 + 2.6e-6·t (kept where no plan can be made) said
+#: 4.9 s for σ = 1, t = 1e5, δ = 1e-30 (39.5 s) and 1.4 s for σ = 0.7, t = 10³ (5.6 s);
 #: memory ALLOC_BYTES per step (t = 1e8: 957 MB)
+C_POINTS, TAIL_MODE = 6e-7, 2.0
+#: the separable lower end of 1 < k < t (pld_accountant.SEPARABLE_MAX_COPIES): ≈ C_SEPARABLE·(t·E)^0.7 s (5 s at
+#: t·E = 10³, 25 s at 10⁴)
+C_SEPARABLE, SEPARABLE_EXPONENT = 0.04, 0.7
 C_ALLOC, ALLOC_EXPONENT, C_ALLOC_LINEAR, ALLOC_BYTES = 0.02, 0.45, 2.6e-6, 8
-#: heavy tails (σ < 0.8) take the geometric-grid fallback: grids of ∝ L = 2⌈log2 t⌉ + 1 points (α' = α/L), L − 1
-#: convolutions of O(n²), so ≈ 1 + C_GEOMETRIC·L³ s for its four PLDs (σ = 0.5: t = 10: 3–7 s, t = 10³: 29 s,
-#: t = 1e5: 138 s; the estimate 3.4 s, 31.6 s, 142 s). The former flat 30× of the uniform grid's time estimated
-#: 68 s for t = 10, k = 4 (7 s measured) and refused it under a 60 s budget.
-C_GEOMETRIC = 3.3e-3
+#: heavy tails take the geometric-grid algorithm instead (pld_accountant.geometric_runs plans which): n points per
+#: exp-PLD, L = 2⌈log2 t⌉ + 1 levels, ~L convolutions of O(n²): 1 + C_GEOMETRIC·n²·L s for its four PLDs (σ = 0.5:
+#: t = 10, n = 27544: 2–3 s; t = 10³, n = 69067: 29–32 s; t = 1e5: 138 s; σ = 0.8, t = 10³, δ = 1e-30, n = 66174:
+#: 28.5 s). A flat 30× the uniform grid's time, for σ < 0.8 only, estimated 68 s for σ = 0.5, t = 10, k = 4 (7 s
+#: measured) and 1.5 s for σ = 0.8, t = 10³, δ = 1e-30 (250 s then)
+C_GEOMETRIC = 3.2e-10
 #: pld composition: seconds per N·log2 N·(log2 n + 1), per direction and bound (t = 1e3, E = 1e5: 61 s)
 C_FFT = 2.0e-8
 #: pld memory per composed grid point (E = 1e5: 700 MB at N ≈ 2.4e6)
@@ -175,7 +184,7 @@ def estimate(query: str, config: Config, method: str = "exact", value=None, opti
     if method == "exact":
         return _exact(query, config, value, digits, direction)
     if method == "pld":
-        return _pld(config, options.get("settings"))
+        return _pld(config, options.get("settings"), query=query, value=value)
     if method == "rdp":
         return _rdp_float(config, query, value, options)
     if method == "analytic":
@@ -187,7 +196,7 @@ def estimate(query: str, config: Config, method: str = "exact", value=None, opti
     if method == "best":
         if query == "rdp":
             return _rdp_float(config, query, value, options)
-        return (_pld(config, options.get("settings")) + _rdp_float(config, query, None, {})
+        return (_pld(config, options.get("settings"), query=query, value=value) + _rdp_float(config, query, None, {})
                 + (_pld(config, None, allocation_part=False) if config.scheme == "poisson" else _small("steps")))
     return _small("method")
 
@@ -337,7 +346,7 @@ def _log(x: Fraction) -> float:
     return math.log(x.numerator) - math.log(x.denominator)
 
 
-def _pld(config: Config, settings, allocation_part: bool = True) -> Estimate:
+def _pld(config: Config, settings, allocation_part: bool = True, query: str = "epsilon", value=None) -> Estimate:
     delta_step = float(getattr(settings, "loss_step", None) or DEFAULT_LOSS_STEP)
     if config.scheme == "poisson":
         copies = config.steps * config.epochs
@@ -349,10 +358,16 @@ def _pld(config: Config, settings, allocation_part: bool = True) -> Estimate:
         copies = config.k * config.epochs
         mean1, var1, span = _loss_stats(config, 1 / t)
         mean, var = t * mean1, t * var1  # one allocation PLD behaves like t Poisson steps at rate 1/t
-        heavy = isinstance(config.mechanism, Gaussian) and config.mechanism.sigma < Fraction(4, 5)
-        alloc_seconds = _alloc_seconds(t, heavy) if allocation_part else 0.0
-        if config.k > 1 and config.k < config.steps:
-            alloc_seconds += _alloc_seconds(config.steps, heavy)
+        alloc_seconds = 0.0
+        if allocation_part:
+            if 1 < config.k < config.steps and config.steps * config.epochs <= pld_accountant.SEPARABLE_MAX_COPIES:
+                alloc_seconds += C_SEPARABLE * (config.steps * config.epochs) ** SEPARABLE_EXPONENT
+            runs = _allocation_runs(config, settings, query, value)
+            if runs:
+                alloc_seconds += sum(_planned_seconds(*run) for run in runs)
+            else:
+                alloc_seconds += sum(_alloc_seconds(n) for n in [t] + ([config.steps] if 1 < config.k < config.steps
+                                                                        else []))
         driver = max((("epochs", config.epochs), ("k", config.k), ("steps", config.steps)),
                      key=lambda kv: kv[1] if kv[0] != "steps" else kv[1] / 1000)
     width = copies * mean + 12 * math.sqrt(copies * var) + span
@@ -366,10 +381,26 @@ def _pld(config: Config, settings, allocation_part: bool = True) -> Estimate:
                     *driver)
 
 
-def _alloc_seconds(t: int, heavy: bool) -> float:
-    if heavy:
-        return 1 + C_GEOMETRIC * (2 * (t - 1).bit_length() + 1) ** 3 + C_ALLOC_LINEAR * t
+def _alloc_seconds(t: int) -> float:
     return 1 + C_ALLOC * t ** ALLOC_EXPONENT + C_ALLOC_LINEAR * t
+
+
+def _planned_seconds(t: int, kind: str, size: int) -> float:
+    if kind == "geometric":
+        return 1 + C_GEOMETRIC * size ** 2 * (2 * (t - 1).bit_length() + 1)
+    return 1 + C_POINTS * size * (TAIL_MODE if kind == "uniform-tail" else 1) + C_ALLOC_LINEAR * t
+
+
+def _allocation_runs(config: Config, settings, query: str, value) -> list:
+    """The planned allocations (pld_accountant.allocation_runs) at the query's ε or δ; none where the value is not
+    a usable number yet (the method names it) or the plan cannot be made in float64."""
+    x = _float_or(value, math.nan)
+    if query not in ("delta", "epsilon") or not math.isfinite(x) or (query == "epsilon" and not 0 < x < 1):
+        return []
+    try:
+        return pld_accountant.allocation_runs(config, query, x, settings)
+    except (InvalidParameter, UnsupportedRequest, OverflowError, ValueError):
+        return []
 
 
 def _rdp_float(config: Config, query: str, value, options: dict) -> Estimate:

@@ -23,7 +23,7 @@ def cli(capsys, *argv):
 
 @pytest.mark.parametrize("argv,name", [
     (["rdp", "--mechanism", "gaussian", "--sigma", "1", "--steps", "10", "--alpha", "1000000"], "alpha="),
-    (["epsilon", "--mechanism", "gaussian", "--sigma", "1", "--steps", "1e9", "--delta", "1e-5", "--method", "pld"],
+    (["epsilon", "--mechanism", "gaussian", "--sigma", "1", "--steps", "1e10", "--delta", "1e-5", "--method", "pld"],
      "steps="),
     (["epsilon", "--mechanism", "gaussian", "--sigma", "1", "--steps", "1e12", "--delta", "1e-5", "--method", "pld"],
      "steps="),
@@ -146,7 +146,9 @@ def test_calibrate_refused_when_no_probe_fits():
 def test_estimate_is_monotone():
     def seconds(**kw):
         return cost.estimate("epsilon", Config(Gaussian(1), **kw), "pld", "1e-5").seconds
-    assert seconds(steps=10) < seconds(steps=10 ** 4) < seconds(steps=10 ** 7) < seconds(steps=10 ** 9)
+    # from the allocation's plan (array entries): t = 10 plans a finer grid than t = 10⁴ and is slower (2.0 s and
+    # 1.5 s measured at t = 10 and 10³), so the estimate rises with t only from there
+    assert seconds(steps=10 ** 4) < seconds(steps=10 ** 7) < seconds(steps=10 ** 9)
     assert seconds(steps=100, epochs=1) < seconds(steps=100, epochs=100) < seconds(steps=100, epochs=10 ** 5)
     exact = [cost.estimate("rdp", Config(Gaussian(1), steps=10), "exact", a).seconds for a in (10, 100, 1000, 10 ** 5)]
     assert exact == sorted(exact) and exact[0] < exact[-1]

@@ -28,9 +28,9 @@ from ...errors import InternalError, InvalidParameter, UnsupportedRequest
 from ...result import Bracket, max_bracket
 from ...rounding import trivial_epsilon_lower
 from ...validation import as_float, direction as check_direction, open_unit
-from .allocation import allocation
+from .allocation import allocation, planned
 from .allocation import separable
-from .allocation.geometric import allocation_pld_geometric
+from .allocation.geometric import allocation_pld_geometric, grid_points
 from .compose import self_compose
 from .discretize import discretize_pair
 from .grid import regrid
@@ -101,27 +101,17 @@ def plds(config: Config, settings: Settings = Settings(), *, epsilon_max: float 
         return out
     k, epochs = config.k, config.epochs
     upper_steps = config.steps // k
-    tick("allocation (upper)")
-    up = allocation(law, upper_steps, epsilon_max=epsilon_max, grid_step=settings.grid_step, tail=settings.tail,
-                    delta_floor=delta_floor)
+    args = law, settings, epsilon_max, delta_floor, notes, tick
+    up_plds, up_loss = _allocation_plds(upper_steps, "upper", *args)
     # k = t: every step holds the user, so the pair is exactly the (k·E)-fold composition — both ends from it
     if k == 1 or every_step:
-        low = up
+        low_plds, low_loss = up_plds, up_loss
     else:
-        tick("allocation (lower, k = 1)")
-        low = allocation(law, config.steps, epsilon_max=epsilon_max, grid_step=settings.grid_step, tail=settings.tail,
-                         delta_floor=delta_floor)
+        low_plds, low_loss = _allocation_plds(config.steps, "lower, k = 1", *args)
         notes.append(f"k={k}: upper bound from the floor(t/k)={upper_steps} reduction (F27, upper only); "
                      "lower bound from k=1 (monotone in k, F30)")
-    notes.extend(up.budget.warnings + (low.budget.warnings if low is not up else ()))
-    up_plds, low_plds = _heavy_tail_fallback(law, upper_steps, up, delta_floor, notes, tick), low.plds
-    if low is not up:
-        low_plds = _heavy_tail_fallback(law, config.steps, low, delta_floor, notes, tick)
-    elif up_plds is not up.plds:
-        low_plds = up_plds
     # largest per-epoch loss resolved inside the allocation windows (S ≤ window)
-    out["window_loss"] = min(math.log(up.budget.window / upper_steps) if up_plds is up.plds else math.inf,
-                             math.log(low.budget.window / config.steps) if low_plds is low.plds else math.inf)
+    out["window_loss"] = min(up_loss, low_loss)
     out["epoch"] = {"upper": (up_plds, k * epochs), "lower": (low_plds, (k if every_step else 1) * epochs)}
     step = _epoch_step(settings, k * epochs, epsilon_hint)
     out.update(_compose_epochs(out["epoch"], settings, step, tick))
@@ -230,14 +220,51 @@ def rdp(config: Config, alpha, digits: int = 30):
 GEOMETRIC_ALPHA, GEOMETRIC_BETA = 1e-2, 1e-12
 
 
-def _heavy_tail_fallback(law, steps: int, alloc, delta_floor, notes: list, tick) -> dict:
-    """The allocation PLDs, or — when the uniform exp-grid had to shrink its window below the single-step tail
-    (heavy tails, e.g. Gaussian σ ≲ 0.5) — the paper's geometric-grid PLDs (F52, F53 with E14, E15, E17), whose
-    multiplicative grid covers heavy tails at (α, β)-tightness. In tail-accurate mode (delta_floor) β ≤ 1e-3·floor:
-    the truncated tail (≤ 2β, sent to +inf in the upper PLDs) stays small against the target, and the grid's float
-    budget is relative to each mass (geometric_conv), so it holds at δ = 1e-30 as well."""
-    if not alloc.budget.window_reduced:
-        return alloc.plds
+def _allocation_plds(steps: int, label: str, law, settings: Settings, epsilon_max: float, delta_floor, notes: list,
+                     tick) -> tuple[dict, float]:
+    """(PLDs of one epoch, largest per-epoch loss resolved in its window): the uniform exp-grid allocation, or —
+    when its window would have to end below the single-step tail (heavy tails, e.g. Gaussian σ ≲ 0.8 at tiny δ;
+    decided from the plan, before any array is built) — the paper's geometric-grid PLDs (F52, F53 with E14, E15,
+    E17), whose multiplicative grid covers heavy tails at (α, β)-tightness, with +inf as its window loss."""
+    kwargs = {"epsilon_max": epsilon_max, "grid_step": settings.grid_step, "tail": settings.tail,
+              "delta_floor": delta_floor}
+    if planned(law, steps, **kwargs)[0]:
+        return _geometric(law, steps, delta_floor, notes, tick), math.inf
+    tick(f"allocation ({label})")
+    alloc = allocation(law, steps, **kwargs)
+    notes.extend(alloc.budget.warnings)
+    return alloc.plds, math.log(alloc.budget.window / steps)
+
+
+def allocation_runs(config: Config, quantity: str, value: float, settings: Settings | None = None) -> list:
+    """[(steps, kind, size)] of the allocations a `quantity` ("delta" at ε = value, "epsilon" at δ = value) query
+    runs, for cost estimates, from their plans (no arrays): kind "geometric" (heavy tails; size = grid points per
+    exp-PLD), "uniform" or "uniform-tail" (tail-accurate mode; size = array entries of the plan)."""
+    every_step = config.k == config.steps
+    if config.scheme != "allocation" or (isinstance(config.mechanism, Gaussian) and every_step):
+        return []  # Poisson, or F13's one Gaussian step
+    settings = settings or Settings()
+    if quantity == "epsilon":
+        settings, floor, eps_max = _tail_for(settings, value, config), (value if value < TINY_DELTA else None), 0.0
+    else:
+        floor, eps_max = None, abs(value)
+    law = loss_law(config.mechanism)
+    beta = GEOMETRIC_BETA if floor is None else min(GEOMETRIC_BETA, 1e-3 * floor)
+    out = []
+    for t in sorted({config.steps // config.k} | ({config.steps} if 1 < config.k < config.steps else set())):
+        reduced, points = planned(law, t, epsilon_max=eps_max, grid_step=settings.grid_step, tail=settings.tail,
+                                  delta_floor=floor)
+        if reduced:
+            out.append((t, "geometric", grid_points(law, t, GEOMETRIC_ALPHA, beta)))
+        else:
+            out.append((t, "uniform" if floor is None else "uniform-tail", points))
+    return out
+
+
+def _geometric(law, steps: int, delta_floor, notes: list, tick) -> dict:
+    """The geometric-grid PLDs. In tail-accurate mode (delta_floor) β ≤ 1e-3·floor: the truncated tail (≤ 2β, sent
+    to +inf in the upper PLDs) stays small against the target, and the grid's float budget is relative to each
+    mass (geometric_conv), so it holds at δ = 1e-30 as well."""
     beta = GEOMETRIC_BETA if delta_floor is None else min(GEOMETRIC_BETA, 1e-3 * delta_floor)
     out = {}
     for d in ("remove", "add"):

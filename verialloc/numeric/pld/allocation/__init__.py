@@ -160,6 +160,89 @@ def allocation(law: LossLaw, steps, *, epsilon_max: float = 0.0, grid_step: floa
         raise InvalidParameter("epsilon_max", epsilon_max, "must be finite")
     if not (isinstance(max_points, int) and max_points >= 64):
         raise InvalidParameter("max_points", max_points, "must be an integer >= 64")
+    layout = _layout(law, t, tail, epsilon_max, grid_step, max_points)
+    offset, h, plan, warnings = layout.offset, layout.h, layout.plan, list(layout.warnings)
+    up_law = spread(law, h, plan.single_top, offset)
+    low_law = contract(law, h, plan.single_top, offset)
+    if delta_floor is None:
+        up, low = _power(up_law, plan, None), _power(low_law, plan, None)
+    else:
+        up_law, low_law = _envelope(law, up_law), _envelope(law, low_law)
+        rho = min(REL_MAX, max(REL_MIN, REL_TARGET / t))
+        floor = rho * delta_floor / (2 * t * max(1.0, offset + plan.window_index * h / t))
+        modes = _Tail(True, rho, floor), _Tail(False, rho, floor)
+        up, low = _power(up_law, plan, modes[0]), _power(low_law, plan, modes[1])
+        if any(mode.unresolved for mode in modes):
+            warnings.append(f"tail-accurate mode: {sum(mode.unresolved for mode in modes)} output blocks kept tail "
+                            f"sums less accurate than 10*rho={10 * rho:.0e} (still valid bounds; the bracket shows it)")
+    plds, float_errors = {}, {}
+    for d in ("remove", "add"):
+        for b, node, grid_law in (("upper", up, up_law), ("lower", low, low_law)):
+            pld = _pld(node, grid_law, t, d, b, delta_floor is not None)
+            plds[d, b] = pld
+            float_errors[d, b] = pld.float_error
+    top_weight = (offset + plan.single_top * h) * float(up_law.masses[-1]) + up_law.top_excess
+    budget = Budget(
+        grid_step=h, offset=offset, window=t * offset + plan.window_index * h,
+        single_top=offset + plan.single_top * h, single_top_mass=float(up_law.masses[-1]), single_top_weight=top_weight,
+        dropped=(up.dropped, low.dropped), overflow=(float(up.arr[-1]), float(low.arr[-1])),
+        float_error=float_errors, warnings=tuple(dict.fromkeys(warnings)), delta_floor=delta_floor or 0.0,
+        window_reduced=layout.window_reduced,
+    )
+    return Allocation(t, plds, budget)
+
+
+def allocation_delta(law: LossLaw, steps, epsilons, direction: str = "both", *, grid_step: float | None = None,
+                     tail: float = TAIL, max_points: int = MAX_POINTS,
+                     delta_floor: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(lower, upper) arrays of δ(ε) of one epoch of random allocation, k = 1 (F2, F23, F25).
+
+    The window covers every requested ε; see `allocation` for the parameters and the soundness argument.
+    """
+    eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
+    if eps.size == 0 or not np.all(np.isfinite(eps)):
+        raise InvalidParameter("epsilons", epsilons, "must be a non-empty array of finite numbers")
+    result = allocation(law, steps, epsilon_max=float(np.max(np.abs(eps))), grid_step=grid_step, tail=tail,
+                        max_points=max_points, delta_floor=delta_floor)
+    return result.delta(eps, direction)
+
+
+def allocation_plds(law: LossLaw, steps, *, epsilon_max: float = 0.0, grid_step: float | None = None,
+                    tail: float = TAIL, max_points: int = MAX_POINTS, delta_floor: float | None = None) -> dict:
+    """{(direction, bound): PLD} for direction in remove|add and bound in upper|lower (F7, F26).
+
+    remove: law of ln(S/t) under P̄_t (masses (s/t)·q(s), +inf atom P_s plus the moved moments);
+    add: law of −ln(S/t) under Q^t (S = 0 → +inf). Upper ones keep all mass, lower ones drop (`truncated`).
+    """
+    return allocation(law, steps, epsilon_max=epsilon_max, grid_step=grid_step, tail=tail,
+                      max_points=max_points, delta_floor=delta_floor).plds
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """The grid of one allocation: offset o, step h, the plan of its windows, whether the window had to end below
+    the single-step tail (heavy tails: pld then uses the geometric-grid fallback), and what was given up."""
+
+    offset: float
+    h: float
+    plan: object
+    window_reduced: bool
+    warnings: tuple
+
+
+def planned(law: LossLaw, steps: int, *, epsilon_max: float = 0.0, grid_step: float | None = None,
+            tail: float = TAIL, max_points: int = MAX_POINTS, delta_floor: float | None = None) -> tuple[bool, int]:
+    """(window reduced, array entries) of `allocation` with these arguments, from its plan alone (no arrays):
+    whether the window would end below the single-step tail (heavy tails: the pld method then uses the
+    geometric-grid algorithm instead), and the entries of all its windows (its time is about proportional)."""
+    if delta_floor is not None:
+        tail = min(tail, TAIL_SHARE * delta_floor)
+    layout = _layout(law, integer("steps", steps), tail, epsilon_max, grid_step, max_points)
+    return layout.window_reduced, sum(hi - lo + 1 for lo, hi in layout.plan.windows.values())
+
+
+def _layout(law: LossLaw, t: int, tail: float, epsilon_max: float, grid_step, max_points: int) -> _Layout:
+    """Offset, step h and windows of `allocation` (arguments as there, already checked)."""
     offset, span = _support(law)
     mean = 1.0 - law.p_inf - offset
     second, x_tail = _moments(law, tail)
@@ -198,60 +281,7 @@ def allocation(law: LossLaw, steps, *, epsilon_max: float = 0.0, grid_step: floa
         else:
             h *= 1.05 * longest / max_points
             warnings.append("grid_step enlarged to keep arrays within max_points")
-    up_law = spread(law, h, plan.single_top, offset)
-    low_law = contract(law, h, plan.single_top, offset)
-    if delta_floor is None:
-        up, low = _power(up_law, plan, None), _power(low_law, plan, None)
-    else:
-        up_law, low_law = _envelope(law, up_law), _envelope(law, low_law)
-        rho = min(REL_MAX, max(REL_MIN, REL_TARGET / t))
-        floor = rho * delta_floor / (2 * t * max(1.0, offset + plan.window_index * h / t))
-        modes = _Tail(True, rho, floor), _Tail(False, rho, floor)
-        up, low = _power(up_law, plan, modes[0]), _power(low_law, plan, modes[1])
-        if any(mode.unresolved for mode in modes):
-            warnings.append(f"tail-accurate mode: {sum(mode.unresolved for mode in modes)} output blocks kept tail "
-                            f"sums less accurate than 10*rho={10 * rho:.0e} (still valid bounds; the bracket shows it)")
-    plds, float_errors = {}, {}
-    for d in ("remove", "add"):
-        for b, node, grid_law in (("upper", up, up_law), ("lower", low, low_law)):
-            pld = _pld(node, grid_law, t, d, b, delta_floor is not None)
-            plds[d, b] = pld
-            float_errors[d, b] = pld.float_error
-    top_weight = (offset + plan.single_top * h) * float(up_law.masses[-1]) + up_law.top_excess
-    budget = Budget(
-        grid_step=h, offset=offset, window=t * offset + plan.window_index * h,
-        single_top=offset + plan.single_top * h, single_top_mass=float(up_law.masses[-1]), single_top_weight=top_weight,
-        dropped=(up.dropped, low.dropped), overflow=(float(up.arr[-1]), float(low.arr[-1])),
-        float_error=float_errors, warnings=tuple(dict.fromkeys(warnings)), delta_floor=delta_floor or 0.0,
-        window_reduced=window_reduced,
-    )
-    return Allocation(t, plds, budget)
-
-
-def allocation_delta(law: LossLaw, steps, epsilons, direction: str = "both", *, grid_step: float | None = None,
-                     tail: float = TAIL, max_points: int = MAX_POINTS,
-                     delta_floor: float | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(lower, upper) arrays of δ(ε) of one epoch of random allocation, k = 1 (F2, F23, F25).
-
-    The window covers every requested ε; see `allocation` for the parameters and the soundness argument.
-    """
-    eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
-    if eps.size == 0 or not np.all(np.isfinite(eps)):
-        raise InvalidParameter("epsilons", epsilons, "must be a non-empty array of finite numbers")
-    result = allocation(law, steps, epsilon_max=float(np.max(np.abs(eps))), grid_step=grid_step, tail=tail,
-                        max_points=max_points, delta_floor=delta_floor)
-    return result.delta(eps, direction)
-
-
-def allocation_plds(law: LossLaw, steps, *, epsilon_max: float = 0.0, grid_step: float | None = None,
-                    tail: float = TAIL, max_points: int = MAX_POINTS, delta_floor: float | None = None) -> dict:
-    """{(direction, bound): PLD} for direction in remove|add and bound in upper|lower (F7, F26).
-
-    remove: law of ln(S/t) under P̄_t (masses (s/t)·q(s), +inf atom P_s plus the moved moments);
-    add: law of −ln(S/t) under Q^t (S = 0 → +inf). Upper ones keep all mass, lower ones drop (`truncated`).
-    """
-    return allocation(law, steps, epsilon_max=epsilon_max, grid_step=grid_step, tail=tail,
-                      max_points=max_points, delta_floor=delta_floor).plds
+    return _Layout(offset, h, plan, window_reduced, tuple(warnings))
 
 
 # ------------------------------------------------------------------------------------------ choices

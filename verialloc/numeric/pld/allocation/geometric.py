@@ -367,6 +367,14 @@ def _rand_alloc_add(law: LossLaw, t: int, alpha: float, beta: float, bound: str)
     return _to_pld(u, t, True, bound, law.q_neg_inf ** t), size, count, _outside(var, disc)
 
 
+def grid_points(law: LossLaw, steps: int, alpha: float, beta: float) -> int:
+    """Points per exp-PLD of `allocation_pld_geometric` (its largest input grid), for cost estimates."""
+    t = integer("steps", steps)
+    a_p, b_p = alpha / (2 * (t - 1).bit_length() + 1), beta / t
+    variables = (LossVariable.remove(law), LossVariable.remove_dual(law), LossVariable.add(law))
+    return max(_grid_size(*_range(var, b_p), a_p) for var in variables)
+
+
 def allocation_pld_geometric(mech_or_law: Mechanism | LossLaw, steps, direction: str, bound: str = "upper", *,
                              alpha, beta) -> tuple[PLD, GeometricReport]:
     """PLD of 1-out-of-t random allocation by Alg. 1 (remove) / Alg. 2 (add) of [003] (F26, F52, F53).
