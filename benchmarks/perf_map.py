@@ -2,14 +2,15 @@
 one `verialloc epsilon --method pld` per cell, with its bracket, relative gap and seconds; a heat map per δ.
 
     python benchmarks/perf_map.py [--only-delta D ...] [--only-k K ...] [--only-steps T ...] [--only-epochs E ...]
-                                  [--timeout S] [--out FILE.jsonl] [--plot]
+                                  [--timeout S] [--out FILE.jsonl] [--plot | --markdown]
 
 Grid: σ ∈ SIGMAS × t ∈ STEPS × epochs ∈ EPOCHS × k ∈ KS × δ ∈ DELTAS (270 cells). Each cell runs as its own CLI
 process with `--budget S` (verialloc refuses work it estimates beyond S, before starting) and a hard timeout of
 2·S + 30 s, so a cell that misses says how: "refused" (estimated beyond the budget, with verialloc's reason),
 "timeout", "error" (the one-line message), or its bracket. Results are appended to `--out` as JSON lines and a
 rerun skips the cells already there (resumable). Goal per cell (#13): finite, ≤ 30 s on 2 cores, gap ≤ 1 % for
-k = 1 and ≤ 10 % for k > 1; `--plot` draws docs/figures/perf_map_delta*.png (gap colour, seconds in each cell).
+k = 1 and ≤ 10 % for k > 1; `--plot` draws docs/figures/perf_map_delta*.png (gap colour, seconds in each cell);
+`--markdown` prints one table per (k, δ) for docs/benchmarks.md (gap and seconds per cell, ✗ where it misses).
 """
 from __future__ import annotations
 
@@ -116,6 +117,34 @@ def plot(rows: dict, deltas) -> None:
         plt.close(fig)
 
 
+def markdown(rows: dict, deltas, ks) -> str:
+    """One table per (k, δ): rows σ, columns (t, E); each cell "gap % · seconds s", or the status; ✗ = miss."""
+    out = []
+    cols = [(t, e) for t in STEPS for e in EPOCHS]
+    for k in ks:
+        for delta in deltas:
+            found = [rows.get(key({"sigma": s, "steps": t, "epochs": e, "k": k, "delta": delta}))
+                     for s in SIGMAS for t, e in cols]
+            met = sum(1 for r in found if r is not None and meets_goal(r))
+            out.append(f"**k = {k}, δ = {delta}**: {met} of {len(found)} cells meet the goal\n")
+            out.append("| σ | " + " | ".join(f"t={t:g} E={e}" for t, e in cols) + " |")
+            out.append("|---" * (len(cols) + 1) + "|")
+            for s in SIGMAS:
+                cells_ = []
+                for t, e in cols:
+                    r = rows.get(key({"sigma": s, "steps": t, "epochs": e, "k": k, "delta": delta}))
+                    if r is None:
+                        cells_.append("—")
+                    elif r["status"] != "ok":
+                        cells_.append(f"{r['status']} ✗")
+                    else:
+                        gap = "inf" if r["gap"] == "inf" else f"{100 * r['gap']:.2g} %"
+                        cells_.append(f"{gap} · {r['seconds']:.0f} s{'' if meets_goal(r) else ' ✗'}")
+                out.append(f"| {s} | " + " | ".join(cells_) + " |")
+            out.append("")
+    return "\n".join(out)
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--only-delta", nargs="*", default=list(DELTAS), choices=DELTAS)
@@ -125,10 +154,14 @@ def main(argv=None) -> None:
     p.add_argument("--timeout", type=float, default=GOAL_SECONDS * 4, help="budget per cell, seconds")
     p.add_argument("--out", type=Path, default=OUT)
     p.add_argument("--plot", action="store_true", help="only draw the heat maps from --out")
+    p.add_argument("--markdown", action="store_true", help="only print the tables of --out")
     args = p.parse_args(argv)
     rows = load(args.out)
     if args.plot:
         plot(rows, args.only_delta)
+        return
+    if args.markdown:
+        print(markdown(rows, args.only_delta, args.only_k))
         return
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("a") as fh:
