@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verialloc.exact.discrete_profiles import scheme_pair
-from verialloc.mechanisms import DiscretePair, Gaussian
+from verialloc.mechanisms import DiscretePair, Gaussian, Laplace
 from verialloc.numeric.pld.compose import self_compose
 from verialloc.numeric.pld.discretize import _floor_index, _mass_bound, discretize_pair
 from verialloc.numeric.pld.loss_law import LaplaceLoss, gaussian_composition_law, loss_law
@@ -66,15 +66,6 @@ def test_lower_is_below_the_exact_composed_profile(pair, rate, step, steps, dire
             assert low.delta_bound(eps) <= reference * (1 + PAIR_SLACK), (eps, low.delta_bound(eps), float(reference))
 
 
-def laplace_delta(scale, eps):
-    e0, e = 1 / mp.mpf(scale), mp.mpf(eps)
-    if e <= -e0:
-        return -mp.expm1(e)
-    if e >= e0:
-        return mp.mpf(0)
-    return -mp.expm1((e - e0) / 2)
-
-
 @pytest.mark.parametrize("scale,step", [(1.0, 1e-3), (0.5, 1e-3), (0.5, 0.013), (0.5, 0.05)])
 @pytest.mark.parametrize("direction", DIRECTIONS)
 def test_laplace_lower_stays_second_order_around_its_heavy_atoms(scale, step, direction):
@@ -84,7 +75,7 @@ def test_laplace_lower_stays_second_order_around_its_heavy_atoms(scale, step, di
     low = discretize_pair(LaplaceLoss(scale), direction, step, 1e-12, "lower")
     with mp.workdps(30):
         for eps in np.linspace(-1.5, 1.5, 31):
-            exact = laplace_delta(scale, eps)
+            exact = Laplace(scale).delta(float(eps), direction)  # its exact profile (F2)
             value = mp.mpf(float(low.delta_bound(eps)))
             assert value <= exact, (float(eps), float(value), float(exact))
             assert exact - value <= step**2, (float(eps), float(exact - value))
