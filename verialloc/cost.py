@@ -18,7 +18,8 @@ Models (n = number of composed copies: t·E for Poisson, k·E for allocation; N 
   evaluation per direction for δ and QUAD_SEARCH_EVALS for ε, each QUAD_BASE + C_QUAD·(d + 5)^QUAD_POWER at t = 2
   and C_NESTED·(d + 5)²·(1 + z) at t = 3 (nested, d ≤ 12, z the tail depth `_tail_depth`), plus C_HUGE·bits^2.5 for
   a privacy loss of that many bits (Laplace b = 1e-4000: 1/b has 13 288).
-* pld (and best, analytic for Poisson): the allocation's exp-grid part grows like t^0.45 (C_ALLOC), and the
+* pld (and best, analytic for Poisson): the allocation part from its plan (C_POINTS per array entry of the
+  exp-grid, C_GEOMETRIC·n²·L for the geometric grid of heavy tails, C_SEPARABLE for k > 1's lower end), and the
   composition costs C_FFT·N·log2 N·(log2 n + 1) per direction and bound, N = (n·μ + 12·√(n·v) + s)/Δ with μ, v, s
   the mean, variance and span of one copy's privacy loss; memory BYTES_PER_POINT·N.
 * mc: C_MC per matrix entry (samples·t), 16 bytes per sample plus the 4e6-entry chunk.
@@ -76,17 +77,17 @@ QUAD_SEARCH_EVALS = 20
 C_F13_SEARCH = 2.5e-6
 #: tail depth cap (the estimate stays a finite float; z beyond it is refused at any budget anyway)
 DEPTH_CAP = 1e12
-#: pld allocation part, from its plan (pld_accountant.allocation_runs): ≈ 1 + C_POINTS·entries s on the uniform
-#: exp-grid, TAIL_MODE times that in tail-accurate mode (measured: 9.7e6 entries 5.6 s, 6.5e6 2.5 s, 4.7e5 0.28 s;
-#: tail mode 3.5e7 entries 39.5 s). The former 1 + 0.02·t^0.45 + 2.6e-6·t (kept where no plan can be made) said
-#: 4.9 s for σ = 1, t = 1e5, δ = 1e-30 (39.5 s) and 1.4 s for σ = 0.7, t = 10³ (5.6 s);
-#: memory ALLOC_BYTES per step (t = 1e8: 957 MB)
+#: pld allocation part, from its plan (pld_accountant.allocation_runs): ≈ 1 + C_POINTS·entries + C_ALLOC_LINEAR·t s
+#: on the uniform exp-grid, the entries' part TAIL_MODE times in tail-accurate mode (measured: 9.7e6 entries 5.6 s,
+#: 6.5e6 2.5 s, 4.7e5 0.28 s; tail mode 3.5e7 entries 39.5 s). Where no plan can be made, the former
+#: 1 + C_ALLOC·t^0.45 + C_ALLOC_LINEAR·t (it said 4.9 s for σ = 1, t = 1e5, δ = 1e-30, and 1.4 s for σ = 0.7,
+#: t = 10³: 39.5 s and 5.6 s measured); memory ALLOC_BYTES per step (t = 1e8: 957 MB)
 C_POINTS, TAIL_MODE = 6e-7, 2.0
+C_ALLOC, ALLOC_EXPONENT, C_ALLOC_LINEAR, ALLOC_BYTES = 0.02, 0.45, 2.6e-6, 8
 #: the separable lower end of 1 < k < t (pld_accountant.SEPARABLE_MAX_COPIES): ≈ C_SEPARABLE·(t·E)^0.7 s (5 s at
 #: t·E = 10³, 25 s at 10⁴)
 C_SEPARABLE, SEPARABLE_EXPONENT = 0.04, 0.7
-C_ALLOC, ALLOC_EXPONENT, C_ALLOC_LINEAR, ALLOC_BYTES = 0.02, 0.45, 2.6e-6, 8
-#: heavy tails take the geometric-grid algorithm instead (pld_accountant.geometric_runs plans which): n points per
+#: heavy tails take the geometric-grid algorithm instead (pld_accountant.allocation_runs plans which): n points per
 #: exp-PLD, L = 2⌈log2 t⌉ + 1 levels, ~L convolutions of O(n²): 1 + C_GEOMETRIC·n²·L s for its four PLDs (σ = 0.5:
 #: t = 10, n = 27544: 2–3 s; t = 10³, n = 69067: 29–32 s; t = 1e5: 138 s; σ = 0.8, t = 10³, δ = 1e-30, n = 66174:
 #: 28.5 s). A flat 30× the uniform grid's time, for σ < 0.8 only, estimated 68 s for σ = 0.5, t = 10, k = 4 (7 s

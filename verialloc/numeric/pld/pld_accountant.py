@@ -115,7 +115,7 @@ def plds(config: Config, settings: Settings = Settings(), *, epsilon_max: float 
     out["epoch"] = {"upper": (up_plds, k * epochs), "lower": (low_plds, (k if every_step else 1) * epochs)}
     step = _epoch_step(settings, k * epochs, epsilon_hint)
     out.update(_compose_epochs(out["epoch"], settings, step, tick))
-    out["notes"] = notes + ([f"epochs composed on a loss step of {step:.3g}"] if step < settings.loss_step else [])
+    out["notes"] = notes + ([_EPOCH_STEP_NOTE.format(step)] if step < settings.loss_step else [])
     return out
 
 
@@ -124,6 +124,7 @@ def plds(config: Config, settings: Settings = Settings(), *, epsilon_max: float 
 #: 1e-4 gave [0.01631, 0.02155], 1e-6 [0.016421, 0.016577]); never below loss_step/EPOCH_REFINE_MAX, and the grid
 #: it makes stays near copies/EPOCH_SHARE points over the composed range of a few ε
 EPOCH_SHARE, EPOCH_REFINE_MAX = 0.004, 256
+_EPOCH_STEP_NOTE = "epochs composed on a loss step of {:.3g}"
 
 
 def _epoch_step(settings: Settings, copies: int, epsilon_hint: float | None) -> float:
@@ -152,16 +153,14 @@ def _finer_epochs(table: dict, settings: Settings, target: float, progress) -> d
     upper end (`_epoch_step`), the one-epoch PLDs are composed again on it (they are kept, not recomputed)."""
     if "epoch" not in table:
         return table
-    step = _epoch_step(settings, table["epoch"]["upper"][1],
-                       max(table[d, "upper"].epsilon(target) for d in ("remove", "add")))
+    hi = max(table[d, "upper"].epsilon(target) for d in ("remove", "add"))
+    step = _epoch_step(settings, table["epoch"]["upper"][1], hi)
     if step >= 0.5 * settings.loss_step:
         return table
-    lo = min(table[d, "lower"].epsilon(target) for d in ("remove", "add"))
-    hi = max(table[d, "upper"].epsilon(target) for d in ("remove", "add"))
-    if hi - lo <= 0.01 * hi:
+    if hi - min(table[d, "lower"].epsilon(target) for d in ("remove", "add")) <= 0.01 * hi:
         return table
     finer = _compose_epochs(table["epoch"], settings, step, progress or (lambda stage: None))
-    return {**table, **finer, "notes": table["notes"] + [f"epochs composed on a loss step of {step:.3g}"]}
+    return {**table, **finer, "notes": table["notes"] + [_EPOCH_STEP_NOTE.format(step)]}
 
 
 def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, settings: Settings = Settings(),
@@ -190,7 +189,7 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, se
     target = float(open_unit("delta", delta))
     d = check_direction(direction)
     settings = _tail_for(settings, target, config)
-    floor = target if target < TINY_DELTA else None
+    floor = _delta_floor(target)
     table = plds(config, settings, progress=progress, delta_floor=floor)
     if "window_loss" in table and config.k == 1 and config.epochs == 1:  # an allocation window (not F13's step)
         table = _widen_window(config, settings, table, target, progress, floor)
@@ -245,17 +244,16 @@ def allocation_runs(config: Config, quantity: str, value: float, settings: Setti
         return []  # Poisson, or F13's one Gaussian step
     settings = settings or Settings()
     if quantity == "epsilon":
-        settings, floor, eps_max = _tail_for(settings, value, config), (value if value < TINY_DELTA else None), 0.0
+        settings, floor, eps_max = _tail_for(settings, value, config), _delta_floor(value), 0.0
     else:
         floor, eps_max = None, abs(value)
     law = loss_law(config.mechanism)
-    beta = GEOMETRIC_BETA if floor is None else min(GEOMETRIC_BETA, 1e-3 * floor)
     out = []
     for t in sorted({config.steps // config.k} | ({config.steps} if 1 < config.k < config.steps else set())):
         reduced, points = planned(law, t, epsilon_max=eps_max, grid_step=settings.grid_step, tail=settings.tail,
                                   delta_floor=floor)
         if reduced:
-            out.append((t, "geometric", grid_points(law, t, GEOMETRIC_ALPHA, beta)))
+            out.append((t, "geometric", grid_points(law, t, GEOMETRIC_ALPHA, _geometric_beta(floor))))
         else:
             out.append((t, "uniform" if floor is None else "uniform-tail", points))
     return out
@@ -265,7 +263,7 @@ def _geometric(law, steps: int, delta_floor, notes: list, tick) -> dict:
     """The geometric-grid PLDs. In tail-accurate mode (delta_floor) β ≤ 1e-3·floor: the truncated tail (≤ 2β, sent
     to +inf in the upper PLDs) stays small against the target, and the grid's float budget is relative to each
     mass (geometric_conv), so it holds at δ = 1e-30 as well."""
-    beta = GEOMETRIC_BETA if delta_floor is None else min(GEOMETRIC_BETA, 1e-3 * delta_floor)
+    beta = _geometric_beta(delta_floor)
     out = {}
     for d in ("remove", "add"):
         for b in ("upper", "lower"):
@@ -274,6 +272,16 @@ def _geometric(law, steps: int, delta_floor, notes: list, tick) -> dict:
     notes.append(f"t={steps}: heavy tails exceed the uniform exp-grid; used the geometric-grid algorithm "
                  f"(alpha={GEOMETRIC_ALPHA:g}, beta={beta:g})")
     return out
+
+
+def _delta_floor(target: float) -> float | None:
+    """The δ down to which the allocation keeps relative accuracy (tail-accurate mode), or None above TINY_DELTA."""
+    return target if target < TINY_DELTA else None
+
+
+def _geometric_beta(delta_floor: float | None) -> float:
+    """β of the geometric grid: GEOMETRIC_BETA, at most 1e-3·floor in tail-accurate mode."""
+    return GEOMETRIC_BETA if delta_floor is None else min(GEOMETRIC_BETA, 1e-3 * delta_floor)
 
 
 def _widen_window(config, settings, table, target, progress, floor):

@@ -250,9 +250,9 @@ def _dual_space(disc: PLD, rel: float, log_start: float, alpha: float) -> Geomet
     3u (e^{−l} ≤ 2u, the product u); the +inf atom 1 − Σ e^{−l}f is a difference, its error E (the masses' own,
     the weights', the pairwise sum's) is relative to the atom where E ≤ _REL_CAP·atom, else ℓ1."""
     dual = disc.dual()
-    weights = np.exp(-disc.losses) * (1 + 2 * _U)
     weighted = float(np.sum(dual.masses))
-    abs_part = disc.float_error * float(weights.max(initial=1.0))
+    largest = max(1.0, math.exp(-float(disc.losses[0])) * (1 + 2 * _U)) if disc.losses.size else 1.0  # max e^{−l}
+    abs_part = disc.float_error * largest
     atom_error = (rel * weighted + abs_part
                   + 1.01 * (3 + dual.masses.size.bit_length() + 2) * _U * (weighted + 1.0)) * _SLACK
     rel_masses = ((1 + rel) * (1 + 3 * _U) - 1) * _SLACK

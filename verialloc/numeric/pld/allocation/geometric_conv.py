@@ -192,8 +192,9 @@ def conv(x: GeometricDist, y: GeometricDist, bound: str) -> GeometricDist:
                 out[1] += below
             else:
                 zero += below
-    tx, ty = x.total, y.total
-    inf = x.inf * (float(np.sum(fy)) + y.zero) + y.inf * tx  # no subtraction (was tx·y.inf + … − x.inf·y.inf)
+    finite_y = float(np.sum(fy)) + y.zero  # y's mass off +inf, summed once (y.total adds y.inf to it)
+    tx, ty = x.total, finite_y + y.inf
+    inf = x.inf * finite_y + y.inf * tx  # no subtraction (was tx·y.inf + … − x.inf·y.inf)
     if bound == "upper":
         out[1] += out[0]
         inf += out[n + 1]
