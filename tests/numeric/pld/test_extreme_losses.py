@@ -97,6 +97,14 @@ def test_random_tiny_masses(k, j, a, steps, swap, delta):
                api.delta(cfg, eps, direction=direction, method="exact"))
 
 
+@pytest.mark.parametrize("j,steps,swap", [(324, 1, False), (324, 2, False), (316, 1, False), (330, 2, True)])
+def test_subnormal_x_atom_keeps_the_lower_end_finite(j, steps, swap):
+    """An atom whose X = e^ℓ is subnormal (P-mass 1e-324 against Q-mass 1/3, ℓ = −744.9): the exp grid merged it onto
+    grid point 0 (its moment (1/3)·5e-324 underflowed), so the add lower end was +inf against the exact 744.908 (seed
+    220, issue #10). Such atoms now go aside with their exact loss (`readout._extreme_atoms`)."""
+    test_random_tiny_masses.hypothesis.inner_test(k=300, j=j, a=1, steps=steps, swap=swap, delta="0.01")
+
+
 @pytest.mark.parametrize("k,j,swap", [(322, 300, True), (300, 315, False)])
 def test_subnormal_likelihood_ratio_brackets_exact(k, j, swap):
     """Smallest X = P/Q in the subnormal range (1e-322, 3e-315): the exp-grid offset e^lo carried few correct bits and

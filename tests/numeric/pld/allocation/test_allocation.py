@@ -12,12 +12,14 @@ allocation_delta and allocation_plds(...).delta_bound (two entry points into one
 realization test was replaced by containment of the exact profile. The refinement tests below compare the code
 at two grid steps; they are left as they are (outside #16's list).
 """
+import math
+import sys
 from fractions import Fraction
 
 import mpmath as mp
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from verialloc.errors import InvalidParameter
@@ -228,6 +230,25 @@ def test_merge_is_a_contraction_onto_the_grid(atoms, h):
     assert abs(np.dot(masses, g) + dropped_moment - np.dot(xs, ws)) <= 1e-11
     for k in np.concatenate([g, xs]):
         assert call(g, masses, k) <= call(xs, ws, k) + 1e-12
+
+
+_TINY_X = st.sampled_from([math.ulp(0.0), 3e-323, 1e-310, sys.float_info.min, 1e-300])
+
+
+@given(st.lists(st.tuples(st.one_of(_TINY_X, st.floats(1e-12, 5)),
+                          st.one_of(st.sampled_from([1e-320, 1e-300, 1 / 3]), st.floats(1e-6, 1))),
+                min_size=1, max_size=8),
+       st.sampled_from([0.07, 0.5, 1.0]))
+@example([(math.ulp(0.0), 1 / 3), (1.0, 2 / 3)], 0.07)  # seed 220: (1/3)·5e-324 underflowed to a zero moment
+@example([(1e-10, 1e-320), (2.0, 0.5)], 0.5)
+def test_merge_puts_no_positive_atom_on_grid_point_zero(atoms, h):
+    """_merge: grid point 0 is X = 0 (P = 0, add loss +inf); a class there must hold only X = 0, even when the
+    moment mass·x underflows float64 (issue #10, seed 220)."""
+    xs = np.array(sorted(x for x, _ in atoms))
+    ws = np.array([w for _, w in sorted(atoms)])
+    top = int(np.ceil(xs.max() / h)) + 1
+    masses = _merge(xs, ws, h, top)[0]
+    assert masses[0] == 0.0
 
 
 def test_contraction_loses_little_on_a_smooth_law():

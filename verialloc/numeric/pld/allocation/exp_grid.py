@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -163,9 +164,10 @@ def contract(law: LossLaw, h: float, top: int, offset: float = 0.0) -> GridLaw:
     xs, ws = xs[~zero], ws[~zero]
     high_losses = high_masses = np.empty(0)
     if values.size:
-        # atoms beyond float64 in X (ℓ > ln h + HIGH_LOSS, above any top bin) or below it (X rounds to 0 but
-        # ℓ > −inf): left out of the law (a sub-pair: dominated in both directions), kept aside for `readout._pld`
-        high, low = values > high_cut, x_at <= 0
+        # atoms beyond float64 in X (ℓ > ln h + HIGH_LOSS, above any top bin) or below its normal range (X is
+        # subnormal or 0 but ℓ > −inf: e^ℓ has lost its relative precision, and Q·X underflows in `_merge`): left out
+        # of the law (a sub-pair: dominated in both directions), kept aside for `readout._pld`
+        high, low = values > high_cut, x_at < sys.float_info.min
         high_losses, high_masses = values[high], p_at[high]
         if np.any(low):
             low_mass += float(np.sum(q_at[low]))
@@ -269,14 +271,14 @@ def _merge(xs: np.ndarray, ws: np.ndarray, h: float, top: int):
         k = int(math.floor(x / h + 0.5))
         r = x - k * h
         if r >= 0:
-            if down(rem, rem * r, k):
+            if down(rem, _moment(rem, r), k):
                 i += 1
                 rem = ws[i] if i < n else 0.0
                 continue
             k += 1
             if k >= top:
                 break
-        elif not room_above(i, rem, x, k * h) and down(rem, rem * (x - (k - 1) * h), k - 1):
+        elif not room_above(i, rem, x, k * h) and down(rem, _moment(rem, x - (k - 1) * h), k - 1):
             i += 1
             rem = ws[i] if i < n else 0.0
             continue
@@ -308,9 +310,9 @@ def _merge(xs: np.ndarray, ws: np.ndarray, h: float, top: int):
             continue
         # remnant: nothing left above; its mean lies below k·h — from the moment itself (target − deficit/mass
         # cancels to 0 when the atoms are small against k·h, which put the class on a grid point below its mean)
-        mean = moment / mass
+        mean = max(moment / mass, math.ulp(0.0))  # its first atom lies above 0: the mean too, though it underflows
         kf = int(math.floor(mean / h))
-        if not down(mass, mass * (mean - kf * h), kf):
+        if not down(mass, _moment(mass, mean - kf * h), kf):
             dropped += mass
             dropped_moment += mass * mean
     if i < n:
@@ -319,11 +321,19 @@ def _merge(xs: np.ndarray, ws: np.ndarray, h: float, top: int):
         top_excess = rem * (xs[i] - g_top) + math.fsum(w * (x - g_top) for w, x in zip(ws[i + 1:], xs[i + 1:]))
         if top_excess < 0:  # the class mean from its moment (g_top + excess/mass cancels when h ≫ the atoms)
             mean = (rem * xs[i] + math.fsum(w * x for w, x in zip(ws[i + 1:], xs[i + 1:]))) / top_mass
+            mean = max(mean, math.ulp(0.0))  # all its atoms lie above 0 (a sweep reaches the top only from x > 0)
             kf = int(math.floor(mean / h))
-            if not down(top_mass, top_mass * (mean - kf * h), kf):
+            if not down(top_mass, _moment(top_mass, mean - kf * h), kf):
                 dropped += top_mass
                 dropped_moment += top_mass * mean
             top_mass = top_excess = 0.0
     masses = np.zeros(top)
     np.add.at(masses, np.asarray(ks, dtype=np.int64), np.asarray(ms))
     return np.maximum(masses, 0.0), top_mass, top_excess, dropped, dropped_moment
+
+
+def _moment(mass: float, excess: float) -> float:
+    """mass·excess, never 0 for a positive excess: a product that underflowed to 0 would place the class on its
+    grid point below the mean — at point 0 (X = 0, add loss +inf) an unsound lower law (issue #10, seed 220)."""
+    product = mass * excess
+    return math.ulp(0.0) if product <= 0 < excess and mass > 0 else product
