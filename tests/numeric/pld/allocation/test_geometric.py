@@ -14,7 +14,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import example, given, strategies as st
 
 from verialloc.errors import InvalidParameter, UnsupportedRequest
 from verialloc.exact.discrete_profiles import allocation_pair, discrete_delta
@@ -242,6 +242,7 @@ def test_disc_dist(mech, variable):
 
 
 @given(st.one_of(finite_pairs(), randomized_responses), st.integers(1, 6), st.sampled_from([0.3, 0.1]))
+@example(DiscretePair(["1/2", "0", "1/2"], ["1/4", "0", "3/4"]), 6, 0.1)  # seed 221: the dual atom's relative error
 def test_allocation_bounds_exact_law(mech, t, alpha):
     """I24 (F26, F52): add upper ⪰ exact ψ←_t law, both lower outputs ⪯ exact (stochastically); the remove upper
     dominates in the hockey-stick sense (F8, F49) and is a PLD realization (I14)."""

@@ -245,10 +245,10 @@ def _relative_input(var: LossVariable, start: float, alpha: float, size: int, bo
     return replace(disc, float_error=absolute), rel
 
 
-def _dual_space(disc: PLD, rel: float, log_start: float, alpha: float) -> GeometricDist:
-    """e^{−D(L)} of a discretized L with relative error rel (Alg. 7 = PLD.dual, E17): the masses e^{−l}·f gain
-    3u (e^{−l} ≤ 2u, the product u); the +inf atom 1 − Σ e^{−l}f is a difference, its error E (the masses' own,
-    the weights', the pairwise sum's) is relative to the atom where E ≤ _REL_CAP·atom, else ℓ1."""
+def _dual_space(disc: PLD, rel: float, log_start: float, alpha: float, negligible: float) -> GeometricDist:
+    """e^{−D(L)} of a discretized L with relative error rel (Alg. 7 = PLD.dual, E17): masses e^{−l}·f gain 3u; the
+    +inf atom 1 − Σ e^{−l}f has error E (masses', weights', sum's), relative to the atom where negligible < E ≤
+    _REL_CAP·atom, else ℓ1 (one rel covers all masses: E/atom = 1.2e-10 gave 1.2e-9 excess mass at β = 1e-9)."""
     dual = disc.dual()
     weighted = float(np.sum(dual.masses))
     largest = max(1.0, math.exp(-float(disc.losses[0])) * (1 + 2 * _U)) if disc.losses.size else 1.0  # max e^{−l}
@@ -257,7 +257,7 @@ def _dual_space(disc: PLD, rel: float, log_start: float, alpha: float) -> Geomet
                   + 1.01 * (3 + dual.masses.size.bit_length() + 2) * _U * (weighted + 1.0)) * _SLACK
     rel_masses = ((1 + rel) * (1 + 3 * _U) - 1) * _SLACK
     atom = dual.inf_mass
-    if atom > 0 and atom_error <= _REL_CAP * atom:
+    if atom > 0 and negligible < atom_error <= _REL_CAP * atom:
         rel_out, error = max(rel_masses, atom_error / atom * _SLACK), abs_part
     else:
         rel_out, error = rel_masses, abs_part + atom_error
@@ -337,7 +337,7 @@ def _rand_alloc_rem(law: LossLaw, t: int, alpha: float, beta: float, bound: str)
         size = _grid_size(lo, hi, alpha)
         disc, rel = _relative_input(p_var, lo, alpha, size, "upper")
         u1 = exp_space(disc, lo, alpha, negate=False, rel=rel)
-        v1 = _dual_space(disc, rel, lo, alpha)
+        v1 = _dual_space(disc, rel, lo, alpha, 1e-3 * beta)
     else:
         q_var = LossVariable.remove_dual(law)
         (lo, hi), (lo_q, hi_q) = _range(p_var, beta), _range(q_var, beta)
