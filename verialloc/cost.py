@@ -377,6 +377,10 @@ def _pld(config: Config, settings, allocation_part: bool = True, query: str = "e
     compose = 4 * C_FFT * points * log_n * (math.log2(copies) + 1 if copies > 1 else 1)
     if config.scheme == "allocation" and copies == 1:  # one allocation PLD is used as built: no loss grid
         compose, points = 0.0, 0.0
+    elif config.scheme == "allocation":  # epochs may be composed again on a finer step (pld_accountant.finer_epochs)
+        fine = min(points * pld_accountant.EPOCH_REFINE_MAX, pld_accountant.EPOCH_MAX_POINTS)
+        compose += 4 * C_FFT * fine * math.log2(max(fine, 2.0)) * (math.log2(copies) + 1)
+        points = max(points, fine)
     alloc_memory = ALLOC_BYTES * config.steps if config.scheme == "allocation" and allocation_part else 0.0
     return Estimate(BASE_SECONDS + alloc_seconds + compose, BASE_MEMORY + BYTES_PER_POINT * points + alloc_memory,
                     *driver)

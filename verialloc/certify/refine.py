@@ -7,7 +7,7 @@ Schedule (docs/certify.md):
    error_kind "quadrature" in the step record);
 2. method "pld" with loss_step 1e-3 → 3e-4 → 1e-4 → 3e-5 → 1e-5, tail = min(1e-15, 1e-3·δ) with δ the target
    (ε claims) or the claim (δ claims), evaluated by `float_error` (lower and upper certified per direction, F2;
-   "both" = max over directions, F3).
+   "both" = max over directions, F3); allocation epochs recomposed on a finer step (pld_accountant.finer_epochs).
 The certified bracket is the intersection of every step's bracket (each is sound, except that a quadrature
 step's error is an estimate, labelled "quadrature" in reports; ±inf ends are kept, never turned into NaN: an exact value of +inf stays [+inf, +inf]). `strict=True` intersects only rigorous brackets
 (error_kind "exact" or "bound"): a quadrature step (estimated error) is recorded but skipped, and the pld
@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from functools import partial
 
 import mpmath as mp
 
@@ -259,14 +260,19 @@ def _pld_step(config: Config, claim: Claim, direction: str, loss_step: float, ep
     small = float(claim.at if claim.quantity == "epsilon" else claim.value)
     floor = small if 0 < small < pld_accountant.TINY_DELTA else None
     eps_max = float_down(abs(claim.at)) if claim.quantity == "delta" else (eps_hint or 0.0)  # 1e400: the largest float
-    table = pld_accountant.plds(config, settings, epsilon_max=eps_max, progress=progress, delta_floor=floor)
+    # composed epochs on a finer step where the answer is small, scaled with the schedule so that each step refines
+    # them too (pld_accountant.finer_epochs is tuned at the default loss step)
+    finer = partial(pld_accountant.finer_epochs, settings=settings, quantity=claim.quantity, at=float_down(claim.at),
+                    progress=progress, scale=loss_step / Settings().loss_step)
+    plds = partial(pld_accountant.plds, config, settings, progress=progress, delta_floor=floor)
+    table = finer(plds(epsilon_max=eps_max))
     dirs = ("remove", "add") if direction == "both" else (direction,)
     per = {d: _evaluate(table, d, claim) for d in dirs}
     if claim.quantity == "epsilon" and "window_loss" in table:
         top = max(hi for _, hi in per.values())
         if math.isfinite(top) and top > table["window_loss"]:  # answer beyond the resolved window: widen it
             eps_max = 1.25 * top + 0.01
-            table = pld_accountant.plds(config, settings, epsilon_max=eps_max, progress=progress, delta_floor=floor)
+            table = finer(plds(epsilon_max=eps_max))
             per = {d: _evaluate(table, d, claim) for d in dirs}
     lo = max(v[0] for v in per.values())
     hi = max(v[1] for v in per.values())

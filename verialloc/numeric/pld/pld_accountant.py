@@ -74,12 +74,11 @@ _SEPARABLE_NOTE = "lower bound from a separable statistic of the outputs (post-p
 
 
 def plds(config: Config, settings: Settings = Settings(), *, epsilon_max: float = 0.0, progress=None,
-         delta_floor: float | None = None, epsilon_hint: float | None = None) -> dict:
+         delta_floor: float | None = None) -> dict:
     """{(direction, bound): PLD} of the whole configuration, plus a "notes" entry (list of strings); allocation
-    also keeps its one-epoch PLDs and copy counts under "epoch" (`_finer_epochs` recomposes them).
+    also keeps its one-epoch PLDs and copy counts under "epoch" (`finer_epochs` recomposes them).
 
-    delta_floor: δ values down to it keep relative accuracy in the allocation (tail-accurate mode);
-    epsilon_hint: the ε the answer is about, for the loss step of composed epochs (`_epoch_step`)."""
+    delta_floor: δ values down to it keep relative accuracy in the allocation (tail-accurate mode)."""
     law = loss_law(config.mechanism)
     tick = progress or (lambda stage: None)
     notes: list[str] = []
@@ -113,9 +112,8 @@ def plds(config: Config, settings: Settings = Settings(), *, epsilon_max: float 
     # largest per-epoch loss resolved inside the allocation windows (S ≤ window)
     out["window_loss"] = min(up_loss, low_loss)
     out["epoch"] = {"upper": (up_plds, k * epochs), "lower": (low_plds, (k if every_step else 1) * epochs)}
-    step = _epoch_step(settings, k * epochs, epsilon_hint)
-    out.update(_compose_epochs(out["epoch"], settings, step, tick))
-    out["notes"] = notes + ([_EPOCH_STEP_NOTE.format(step)] if step < settings.loss_step else [])
+    out.update(_compose_epochs(out["epoch"], settings, settings.loss_step, tick))
+    out["notes"] = notes
     return out
 
 
@@ -124,14 +122,19 @@ def plds(config: Config, settings: Settings = Settings(), *, epsilon_max: float 
 #: 1e-4 gave [0.01631, 0.02155], 1e-6 [0.016421, 0.016577]); never below loss_step/EPOCH_REFINE_MAX, and the grid
 #: it makes stays near copies/EPOCH_SHARE points over the composed range of a few ε
 EPOCH_SHARE, EPOCH_REFINE_MAX = 0.004, 256
+#: nor below span/EPOCH_MAX_POINTS, span = the loss range of the PLDs composed on loss_step: the finer grid's size (a δ
+#: query at ε = 0.1 for σ = 0.7, t = 10, 100 epochs asked for a step of 4e-6 over a span of ~250: 6 GB, > 300 s)
+EPOCH_MAX_POINTS = 1 << 19
 _EPOCH_STEP_NOTE = "epochs composed on a loss step of {:.3g}"
 
 
-def _epoch_step(settings: Settings, copies: int, epsilon_hint: float | None) -> float:
-    """The loss step for composing `copies` allocation epochs: settings.loss_step, finer for a small ε."""
-    if copies <= 1 or epsilon_hint is None or not math.isfinite(epsilon_hint) or epsilon_hint <= 0:
+def _epoch_step(settings: Settings, copies: int, about: float, span: float) -> float:
+    """The loss step for composing `copies` allocation epochs whose answer is about ε = `about`, the PLDs composed on
+    settings.loss_step spanning `span` in loss: settings.loss_step, finer for a small ε (bounded below as above)."""
+    if copies <= 1 or not (math.isfinite(about) and about > 0):
         return settings.loss_step
-    return min(settings.loss_step, max(settings.loss_step / EPOCH_REFINE_MAX, EPOCH_SHARE * epsilon_hint / copies))
+    finest = max(settings.loss_step / EPOCH_REFINE_MAX, span / EPOCH_MAX_POINTS)
+    return min(settings.loss_step, max(finest, EPOCH_SHARE * about / copies))
 
 
 def _compose_epochs(epoch: dict, settings: Settings, step: float, tick) -> dict:
@@ -148,16 +151,26 @@ def _compose_epochs(epoch: dict, settings: Settings, step: float, tick) -> dict:
     return out
 
 
-def _finer_epochs(table: dict, settings: Settings, target: float, progress) -> dict:
-    """ε queries: when the bracket of the composed epochs is wider than 1 % and a finer loss step is due for its
-    upper end (`_epoch_step`), the one-epoch PLDs are composed again on it (they are kept, not recomputed)."""
+def finer_epochs(table: dict, settings: Settings, quantity: str, at: float, progress=None, scale: float = 1.0) -> dict:
+    """The table with its epochs composed again on a finer loss step (`_epoch_step`; the one-epoch PLDs are kept,
+    not recomputed) when the bracket of the answer — ε(δ = at) or δ(ε = at), max over directions — is wider than
+    1 %. The ε it is about: the upper ε, or `at` for δ; times `scale` (certify's schedule: its loss step over the
+    default one, so that every step of the schedule refines the composition too)."""
     if "epoch" not in table:
         return table
-    hi = max(table[d, "upper"].epsilon(target) for d in ("remove", "add"))
-    step = _epoch_step(settings, table["epoch"]["upper"][1], hi)
-    if step >= 0.5 * settings.loss_step:
+    if quantity == "epsilon":
+        lo, hi = (f(table[d, b].epsilon(at) for d in ("remove", "add")) for f, b in ((min, "lower"), (max, "upper")))
+        about = hi
+    else:
+        lo, hi = (f(float(table[d, b].delta_bound(at)) for d in ("remove", "add"))
+                  for f, b in ((min, "lower"), (max, "upper")))
+        about = abs(at)
+    if not hi - lo > 0.01 * hi:  # narrow already (or no finite upper end to refine towards)
         return table
-    if hi - min(table[d, "lower"].epsilon(target) for d in ("remove", "add")) <= 0.01 * hi:
+    span = max((p.losses[-1] - p.losses[0] for key, p in table.items() if isinstance(p, PLD) and p.losses.size),
+               default=0.0)
+    step = _epoch_step(settings, table["epoch"]["upper"][1], about * scale, span)
+    if step >= 0.5 * settings.loss_step:
         return table
     finer = _compose_epochs(table["epoch"], settings, step, progress or (lambda stage: None))
     return {**table, **finer, "notes": table["notes"] + [_EPOCH_STEP_NOTE.format(step)]}
@@ -168,7 +181,8 @@ def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, se
     """Bracket [lower, upper] for δ(ε) from the lower and upper PLDs (F2), float budget applied outward."""
     eps = as_float("epsilon", epsilon)  # beyond float64 (an int 10**5000): InvalidParameter, not OverflowError
     d = check_direction(direction)
-    table = plds(config, settings, epsilon_max=abs(eps), progress=progress, epsilon_hint=abs(eps))
+    table = finer_epochs(plds(config, settings, epsilon_max=abs(eps), progress=progress), settings, "delta", eps,
+                         progress)
 
     summed = summed_gaussian.delta_lower(config, eps)
     sep = _separable(config, d, progress, lambda law, c: separable.delta_lower(
@@ -193,7 +207,7 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, se
     table = plds(config, settings, progress=progress, delta_floor=floor)
     if "window_loss" in table and config.k == 1 and config.epochs == 1:  # an allocation window (not F13's step)
         table = _widen_window(config, settings, table, target, progress, floor)
-    table = _finer_epochs(table, settings, target, progress)
+    table = finer_epochs(table, settings, "epsilon", target, progress)
 
     summed = summed_gaussian.epsilon_lower(config, target)
     sep = _separable(config, d, progress, lambda law, c: separable.epsilon_lower(
