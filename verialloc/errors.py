@@ -15,6 +15,12 @@ def huge_number_text(value) -> str:
     return f"(an integer of {abs(int(value)).bit_length()} bits)"
 
 
+def count_text(n: int) -> str:
+    """A count for a message: its digits up to 10¹², else its order of magnitude (a count of atoms may have
+    thousands of digits)."""
+    return str(n) if n < 10**12 else f"about 10^{round((n.bit_length() - 1) * 0.30103)}"
+
+
 def _shown(value) -> str:
     """A value's text for one message line: control characters escaped (no terminal escapes or line breaks from
     user text), an integer too long for str() named by its size, long text cut."""

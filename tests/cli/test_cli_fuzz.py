@@ -222,6 +222,9 @@ def test_cli_argument_space_long(argv):
     ["delta", "--mechanism", "laplace", "--scale", "1e308", "--steps", "1", "--epsilon", "-1e308", "--json"],
     ["epsilon", "--mechanism", "randomized-response", "--eps0", "1e400", "--steps", "1", "--delta", "1e-400"],
     ["delta", "--mechanism", "gaussian", "--sigma", "-nan", "--steps", "1", "--epsilon", "1"],
+    # seed-runs 234: the exact layer's size estimate took lgamma of 10³⁰⁸ epochs (OverflowError, status 3)
+    ["delta", "--mechanism=randomized-response", "--eps0=1", "--steps=1", "--epsilon=1", "--method=exact",
+     "--epochs=1e308", "--scheme=poisson", "--rate=1", "--direction=remove"],
     ["delta", "--mechanism", "gaussian", "--sigma", "1", "--steps", "1", "--epsilon", "-inf"],
     ["--mechanism", "gaussian", "delta"],
     ["delta"],

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 from verialloc.errors import InvalidParameter, UnsupportedRequest
 from verialloc.exact.discrete_profiles import (
-    allocation_pair, discrete_delta, discrete_epsilon, poisson_pair, scheme_pair,
+    _binomial_capped, allocation_pair, composition_sizes, discrete_delta, discrete_epsilon, poisson_pair, scheme_pair,
 )
-from verialloc.exact.finite_pair import FiniteLossPair
+from verialloc.exact.finite_pair import MAX_ATOMS, FiniteLossPair
 from verialloc.mechanisms import DiscretePair, Gaussian, RandomizedResponse
 from verialloc.mechanisms.base import mpq
 
@@ -364,3 +364,17 @@ def test_too_many_subset_terms_name_the_parameter_that_helps():
     with pytest.raises(UnsupportedRequest) as info:
         allocation_pair(three, 1200, 2)
     assert info.value.name == "k"
+
+
+@given(n=st.integers(0, 60), r=st.integers(0, 60), cap=st.integers(1, 10**7))
+def test_composition_count_is_the_binomial_capped(n, r, cap):
+    """`composition_sizes`' C(n, r) capped at `cap` equals min(math.comb, cap) — computed without a float of n."""
+    r = min(r, n)
+    assert _binomial_capped(n, r, cap) == min(comb(n, r), cap)
+
+
+@pytest.mark.parametrize("epochs", [10**308, 10**5000], ids=["1e308", "1e5000"])
+def test_composition_sizes_of_astronomical_epochs(epochs):
+    """seed-runs 234: 10³⁰⁸ epochs overflowed lgamma in the size estimate; the count is capped, never a float."""
+    atoms, _, composed = composition_sizes(RandomizedResponse(1), "poisson", 1, epochs=epochs)
+    assert composed == MAX_ATOMS + 1 and atoms >= 2

@@ -142,11 +142,17 @@ def composition_sizes(mech, scheme: str, steps: int, *, k: int = 1, epochs: int 
 
 
 def _binomial_capped(n: int, r: int, cap: int) -> int:
-    """C(n, r), or cap when it is larger (never forming a huge integer)."""
+    """C(n, r), or cap when it is larger (never forming a huge integer, nor a float of n: epochs may be 10³⁰⁸).
+
+    The partial products C(n − r + i, i), i = 1…r, increase with i and at least double while i ≤ r ≤ n/2, so the
+    loop stops after at most log2(cap) + 1 rounds."""
     r = min(r, n - r)
-    if math.lgamma(n + 1) - math.lgamma(r + 1) - math.lgamma(n - r + 1) > math.log(cap) + 1:
-        return cap
-    return min(math.comb(n, r), cap)
+    c = 1
+    for i in range(1, r + 1):
+        c = c * (n - r + i) // i
+        if c > cap:
+            return cap
+    return c
 
 
 def working_digits(steps: int, epochs: int, digits: int) -> tuple[int, int]:

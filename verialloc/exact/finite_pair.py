@@ -11,7 +11,7 @@ from operator import itemgetter
 
 import mpmath as mp
 
-from ..errors import InvalidParameter, UnsupportedRequest
+from ..errors import InvalidParameter, UnsupportedRequest, count_text
 from ..mechanisms.base import mpq
 from ..mechanisms.finite import FinitePair
 from ..validation import direction as check_direction
@@ -131,7 +131,7 @@ class FiniteLossPair:
         if size > MAX_ATOMS:
             raise UnsupportedRequest(
                 name, count,
-                f"the {count}-fold composition of this {len(self)}-atom pair has {size} atoms; at most {MAX_ATOMS} are supported",
+                f"composed that many times this {len(self)}-atom pair has {count_text(size)} atoms; at most {MAX_ATOMS} are supported",
             )
         scaled_a = [scaled_powers(x, count) if bd else None for x, bd in zip(self.a, bounds)]
         scaled_b = [scaled_powers(y, count) if bd else None for y, bd in zip(self.b, bounds)]
