@@ -204,3 +204,46 @@ def check_e12():
     remove = sum((weight[s] * max(mean_ratio[s] - kappa, 0) for s in seqs), Fr(0))
     both = max(scheme_hockey(alloc, kappa, "remove"), scheme_hockey(alloc, kappa, "add"))
     assert remove == Fr(1, 9) and both == Fr(5, 18) and remove < both
+
+
+def _block_subsets(t: int, sizes: list[int]) -> dict:
+    """Law of the chosen set when a uniform permutation of [t] is cut into consecutive blocks of `sizes` and one
+    uniform step is taken per block: frozenset → probability."""
+    law: dict = {}
+    weight = Fr(1, math.factorial(t) * math.prod(sizes))
+    cuts = list(itertools.accumulate([0] + sizes))
+    for perm in itertools.permutations(range(t)):
+        blocks = [perm[a:b] for a, b in zip(cuts, cuts[1:])]
+        for choice in itertools.product(*blocks):
+            key = frozenset(choice)
+            law[key] = law.get(key, Fr(0)) + weight
+    return law
+
+
+def _product(first: dict, second: dict) -> dict:
+    """The composition of two schemes: output pairs, masses multiplied under each distribution."""
+    return {(s, u): (a * c, b * d) for s, (a, b) in first.items() for u, (c, d) in second.items()}
+
+
+@check("F27u", "F27 with unequal blocks: cutting a uniform permutation of [t] into k − r blocks of ⌊t/k⌋ and "
+       "r = t mod k of ⌈t/k⌉ steps, one uniform step per block, picks a uniform k-subset (t = 5, k = 2; t = 7, "
+       "k = 3); hence δ_{A_{t,k}} ≤ δ of the blocks' composition (convexity, as in F27's proof): exact for "
+       "P=(5/6,1/6), Q=(2/3,1/3), both directions, and at most F27's ⌊t/k⌋ bound", "exact")
+def check_f27_unequal_blocks():
+    p, q = _E1_P, _E1_Q
+    for t, k in ((5, 2), (7, 3)):
+        block, r = divmod(t, k)
+        sizes = [block] * (k - r) + [block + 1] * r
+        law = _block_subsets(t, sizes)
+        assert len(law) == math.comb(t, k) and set(law.values()) == {Fr(1, math.comb(t, k))}, (t, k)
+        blocks = allocation(p, q, sizes[0])
+        for size in sizes[1:]:
+            blocks = _product(blocks, allocation(p, q, size))
+        f27 = allocation(p, q, block)
+        for _ in range(k - 1):
+            f27 = _product(f27, allocation(p, q, block))
+        exact = allocation(p, q, t, k)
+        for kappa in (Fr(1), Fr(11, 10), Fr(3, 2), Fr(2), Fr(3)):
+            for direction in ("remove", "add"):
+                truth, bound = scheme_hockey(exact, kappa, direction), scheme_hockey(blocks, kappa, direction)
+                assert truth <= bound <= scheme_hockey(f27, kappa, direction), (t, k, kappa, direction)

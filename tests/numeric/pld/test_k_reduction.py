@@ -59,3 +59,18 @@ def test_every_step_used_gives_a_tight_bracket(t, direction):
     ref = exact(config, 0.5, direction)
     assert got.lower <= ref <= got.upper
     assert ref - got.lower <= 1e-4 * ref, (got.lower, ref)
+
+
+@pytest.mark.parametrize("t,k,eps0", [(10, 4, "1"), (7, 2, "0.5"), (5, 3, "2"), (11, 3, "0.875")])
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_unequal_blocks_beat_the_floor_reduction(t, k, eps0, direction):
+    """k ∤ t: the upper end splits t into k − r blocks of ⌊t/k⌋ and r of ⌈t/k⌉ steps (F27's proof; proofs_checks
+    F27u), so it lies below F27's own value — the exact composition of k copies of A_⌊t/k⌋, which every upper end
+    built on F27 exceeds (RR ε0 = 1, t = 10, k = 4, remove: 3.99329 before, now 3.9029141 against the exact
+    3.9029140) — and above the exact k-subset value."""
+    config = Config(RandomizedResponse(eps0), steps=t, k=k)
+    truth = api.epsilon(config, "1e-5", direction=direction, method="exact").upper
+    f27 = api.epsilon(Config(RandomizedResponse(eps0), steps=t // k, epochs=k), "1e-5", direction=direction,
+                      method="exact").lower
+    got = api.epsilon(config, "1e-5", direction=direction, method="pld")
+    assert got.lower <= truth <= got.upper < f27, (got.lower, truth, got.upper, f27)

@@ -5,20 +5,22 @@ Pipeline per direction (remove, add) and bound (upper, lower):
   connect-the-dots spread / contraction, F2, F8; discretize_pair) → t·E-fold composition (F48, exponentiation by
   squaring);
 * allocation, k = 1: the convex-order allocation PLDs (pld.allocation; F23–F26) → E-fold composition;
-* allocation, k > 1: upper from the ⌊t/k⌋ reduction composed k·E times (F27, an upper bound only); lower from
-  k = 1 composed E times, valid because the profile is non-decreasing in k (F30) and domination survives
-  composition (F8); at k = t the pair is the (t·E)-fold composition itself, so both ends come from it;
+* allocation, k > 1: upper from k blocks of steps, k − r of ⌊t/k⌋ and r = t mod k of ⌈t/k⌉, one allocation each,
+  composed over blocks and epochs (F27's proof: a uniformly random partition into blocks of these sizes, then one
+  uniform step per block, picks a uniform k-subset by symmetry; upper only, F27 itself when k | t); lower from
+  k = 1 composed E times (F30, F8); at k = t the pair is the (t·E)-fold composition itself: both ends from it;
 * Gaussian allocation: the lower end is also at least that of the summed-output Gaussian (pld.summed_gaussian,
   a post-processing), which is tight at k = t and dominates the k = 1 lower bound once k ≳ √t;
 * allocation, 1 < k < t: the lower end is also at least that of a separable statistic Σ g(ℓ(ω_i)) on a lattice
   (pld.allocation.separable, a post-processing computed exactly by convolution, every float error pushed down);
-  with g ≈ the Poisson-subsampling log-ratio at rate ≈ k/t it comes within ~1–2% of the F27 upper end.
+  with g ≈ the Poisson-subsampling log-ratio at rate ≈ k/t it comes within ~1–2% of the block upper end.
 `direction="both"` is the maximum over the two directions (F3).
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import reduce
 
 import mpmath as mp
 
@@ -31,9 +33,9 @@ from ...validation import as_float, direction as check_direction, open_unit
 from .allocation import allocation, planned
 from .allocation import separable
 from .allocation.geometric import allocation_pld_geometric, grid_points
-from .compose import self_compose
+from .compose import compose, self_compose
 from .discretize import discretize_pair
-from .grid import regrid
+from .grid import regrid, truncate
 from .loss_law import gaussian_composition_law, loss_law
 from .pld import PLD
 from . import summed_gaussian
@@ -67,9 +69,9 @@ _SUMMED_NOTE = ("lower bound from the sum of all outputs, a Gaussian with noise 
 
 #: targets below this switch the allocation to its tail-accurate (relative-error) convolutions
 TINY_DELTA = 1e-9
-#: the separable lower end runs while t·E is at most this (its cost grows about linearly in t·E: ~5 s at 10³,
-#: ~25 s at 10⁴ on one core)
-SEPARABLE_MAX_COPIES = 20_000
+#: the separable lower end runs while t·E is at most this (one statistic beyond separable.SEARCH_MAX_COPIES: ~2 s
+#: at 10⁴, 6–11 s at 10⁵, 36 s at 10⁶ on one core)
+SEPARABLE_MAX_COPIES = 200_000
 _SEPARABLE_NOTE = "lower bound from a separable statistic of the outputs (post-processing, F8; allocation.separable)"
 
 
@@ -99,19 +101,25 @@ def plds(config: Config, settings: Settings = Settings(), *, epsilon_max: float 
         out["notes"] = notes
         return out
     k, epochs = config.k, config.epochs
-    upper_steps = config.steps // k
+    block, r = divmod(config.steps, k)  # t = (k − r)·⌊t/k⌋ + r·⌈t/k⌉
     args = law, settings, epsilon_max, delta_floor, notes, tick
-    up_plds, up_loss = _allocation_plds(upper_steps, "upper", *args)
+    up_plds, up_loss = _allocation_plds(block, "upper", *args)
+    upper = [(up_plds, (k - r) * epochs)]
+    if r:
+        ceil_plds, ceil_loss = _allocation_plds(block + 1, "upper, ceil(t/k)", *args)
+        upper.append((ceil_plds, r * epochs))
+        up_loss = min(up_loss, ceil_loss)
     # k = t: every step holds the user, so the pair is exactly the (k·E)-fold composition — both ends from it
     if k == 1 or every_step:
         low_plds, low_loss = up_plds, up_loss
     else:
         low_plds, low_loss = _allocation_plds(config.steps, "lower, k = 1", *args)
-        notes.append(f"k={k}: upper bound from the floor(t/k)={upper_steps} reduction (F27, upper only); "
-                     "lower bound from k=1 (monotone in k, F30)")
+        split = f"{k - r} of {block}" + (f" and {r} of {block + 1}" if r else "")
+        notes.append(f"k={k}: upper bound from splitting the t steps into k blocks ({split} steps) with one "
+                     "allocation each (F27's proof, upper only); lower bound from k=1 (monotone in k, F30)")
     # largest per-epoch loss resolved inside the allocation windows (S ≤ window)
     out["window_loss"] = min(up_loss, low_loss)
-    out["epoch"] = {"upper": (up_plds, k * epochs), "lower": (low_plds, (k if every_step else 1) * epochs)}
+    out["epoch"] = {"upper": upper, "lower": [(low_plds, (k if every_step else 1) * epochs)]}
     out.update(_compose_epochs(out["epoch"], settings, settings.loss_step, tick))
     out["notes"] = notes
     return out
@@ -138,16 +146,20 @@ def _epoch_step(settings: Settings, copies: int, about: float, span: float) -> f
 
 
 def _compose_epochs(epoch: dict, settings: Settings, step: float, tick) -> dict:
-    """{(direction, bound): PLD} of the composed epochs from the one-epoch PLDs, on the loss grid `step`."""
+    """{(direction, bound): PLD} of the composed epochs from the one-epoch PLDs, on the loss grid `step`: each
+    bound's parts [(PLDs, copies)] composed `copies` times and then with each other (F48)."""
     out = {}
     for d in ("remove", "add"):
         for b in ("upper", "lower"):
-            source, copies = epoch[b]
-            pld = source[d, b]
-            if copies > 1:
+            parts = epoch[b]
+            if len(parts) == 1 and parts[0][1] == 1:  # one PLD used as built: no loss grid
+                out[d, b] = parts[0][0][d, b]
+                continue
+            composed = []
+            for source, copies in parts:
                 tick(f"compose {copies}x {d} {b}")
-                pld = self_compose(regrid(pld, step, b), copies, settings.tail, step)
-            out[d, b] = pld
+                composed.append(self_compose(regrid(source[d, b], step, b), copies, settings.tail, step))
+            out[d, b] = reduce(lambda x, y: truncate(compose(x, y, step, floor=settings.tail), settings.tail), composed)
     return out
 
 
@@ -169,7 +181,7 @@ def finer_epochs(table: dict, settings: Settings, quantity: str, at: float, prog
         return table
     span = max((p.losses[-1] - p.losses[0] for key, p in table.items() if isinstance(p, PLD) and p.losses.size),
                default=0.0)
-    step = _epoch_step(settings, table["epoch"]["upper"][1], about * scale, span)
+    step = _epoch_step(settings, sum(copies for _, copies in table["epoch"]["upper"]), about * scale, span)
     if step >= 0.5 * settings.loss_step:
         return table
     finer = _compose_epochs(table["epoch"], settings, step, progress or (lambda stage: None))
@@ -263,7 +275,9 @@ def allocation_runs(config: Config, quantity: str, value: float, settings: Setti
         floor, eps_max = None, abs(value)
     law = loss_law(config.mechanism)
     out = []
-    for t in sorted({config.steps // config.k} | ({config.steps} if 1 < config.k < config.steps else set())):
+    block, r = divmod(config.steps, config.k)
+    runs = {block} | ({block + 1} if r else set()) | ({config.steps} if 1 < config.k < config.steps else set())
+    for t in sorted(runs):
         reduced, points = planned(law, t, epsilon_max=eps_max, grid_step=settings.grid_step, tail=settings.tail,
                                   delta_floor=floor)
         if reduced:
