@@ -136,6 +136,26 @@ def test_accountant_bracket_at_issue_13():
     assert any("separable" in note for note in b.details["remove"].details["notes"])
 
 
+@pytest.mark.parametrize("eps", [0.0, 0.05])
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_randomized_response_is_exact_with_one_statistic(eps, direction):
+    """t·E > SEARCH_MAX_COPIES: p = k/t alone, still the exact profile on two outputs (S is sufficient)."""
+    t, k = 2500, 3
+    assert t > separable.SEARCH_MAX_COPIES
+    ref = exact_delta(RR, t, k, eps, direction)
+    got = separable.delta_lower(loss_law(RR), t, k, eps, direction)[direction]
+    assert got <= ref.lower
+    assert got >= ref.lower * (1 - 1e-7)
+
+
+def test_accountant_bracket_beyond_the_old_copy_limit():
+    """σ = 1, k = 4, t = 3·10⁴ (t·E was above the separable end's limit of 2·10⁴: the lower end was the k = 1
+    profile, 26 % below at t = 10⁵): now within 1 % of the upper end, which stays above it."""
+    b = pld_accountant.epsilon(Config(Gaussian("1"), steps=30_000, k=4), 1e-5)
+    assert 0.99 * float(b.upper) < float(b.lower) <= float(b.upper)
+    assert any("separable" in note for note in b.details["remove"].details["notes"])
+
+
 def test_not_used_at_k1_or_k_equal_t():
     assert pld_accountant._separable(Config(Gaussian(1), steps=10), "both", None, None) == {}
     assert pld_accountant._separable(Config(Gaussian(1), steps=10, k=10), "both", None, None) == {}
