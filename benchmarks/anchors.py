@@ -7,6 +7,8 @@ An optional `info` dict receives details (the settings the accountant ended up w
 * `pld_accounting_allocation` — the authors' PLD_accounting (`pld-accounting`), Gaussian random allocation:
   default: `gaussian_allocation_epsilon_range` (adaptive refinement to upper/lower ≤ 1.1); with an explicit
   `loss_discretization`: `gaussian_allocation_epsilon_configurable` once per bound type (GEOM convolution).
+* `random_allocation_combined` — the authors' analytic package (`random-allocation`): its lower bound and its
+  `combined` upper bound (the minimum of its methods), RDP orders 2..60.
 * `dp_accounting_poisson` — Google's dp_accounting PLD for Poisson-subsampled Gaussian DP-SGD: pessimistic:
   `PLDAccountant` composing a `SelfComposedDpEvent(PoissonSampledDpEvent(q, GaussianDpEvent(σ)), T)`
   (an upper estimate); optimistic: `from_gaussian_mechanism(pessimistic_estimate=False)` self-composed T
@@ -139,7 +141,31 @@ def dp_accounting_poisson(sigma: float, rate: float, steps: int, delta: float, *
     raise ValueError(f"estimate must be 'pessimistic' or 'optimistic', got {estimate!r}")
 
 
-ADAPTERS = {"pld_accounting_allocation": pld_accounting_allocation, "dp_accounting_poisson": dp_accounting_poisson}
+def random_allocation_combined(sigma: float, steps: int, delta: float, *, epochs: int = 1, k: int = 1,
+                               info: dict | None = None) -> tuple[float, float, float]:
+    """(lower, upper, seconds) of ε(δ) for Gaussian random allocation from the authors' analytic package
+    (`random-allocation`): `allocation_epsilon_lower_bound` and `allocation_epsilon_combined` (the minimum of its
+    upper bounds), Direction.BOTH, RDP orders 2..60 for the remove direction. Float64, not certified."""
+    try:
+        from random_allocation.comparisons.structs import Direction, PrivacyParams, SchemeConfig
+        from random_allocation.random_allocation_scheme.combined import allocation_epsilon_combined
+        from random_allocation.random_allocation_scheme.lower_bound import allocation_epsilon_lower_bound
+    except ImportError as exc:
+        raise AnchorUnavailable(f"random-allocation not installed ({exc})") from exc
+    params = PrivacyParams(sigma=sigma, num_steps=steps, num_selected=k, num_epochs=epochs, delta=delta)
+    orders = list(range(2, 61))  # the remove direction needs its RDP orders (the package's experiments use these)
+    scheme = SchemeConfig(allocation_direct_alpha_orders=orders, allocation_RDP_DCO_alpha_orders=[float(a) for a in orders])
+    start = time.perf_counter()
+    lower = allocation_epsilon_lower_bound(params, scheme, Direction.BOTH)
+    upper = allocation_epsilon_combined(params, scheme, Direction.BOTH)
+    seconds = time.perf_counter() - start
+    if info is not None:
+        info["call"] = "allocation_epsilon_lower_bound / allocation_epsilon_combined (orders 2..60, BOTH)"
+    return float(lower), float(upper), seconds
+
+
+ADAPTERS = {"pld_accounting_allocation": pld_accounting_allocation, "dp_accounting_poisson": dp_accounting_poisson,
+            "random_allocation_combined": random_allocation_combined}
 
 
 # ------------------------------------------------------------------------------------ time-limited call
