@@ -21,8 +21,8 @@ from verialloc.numeric.pld import pld_accountant as accountant
 def test_summed_output_lower_end_above_the_upper_end_is_an_internal_error():
     config = Config(Gaussian(1), steps=10, k=10)
     with pytest.raises(InternalError, match="summed-output"):
-        accountant._raise_lower(0.1, 0.2, 0.3, config, [])
-    assert accountant._raise_lower(0.1, 0.2, 0.15, config, []) == 0.15  # a valid raise is kept as is
+        accountant._raised(0.1, 0.2, 0.3, None, config, [])
+    assert accountant._raised(0.1, 0.2, 0.15, None, config, []) == 0.15  # a valid raise is kept as is
 
 
 def test_crossed_pld_ends_are_an_internal_error():

@@ -9,11 +9,9 @@ Pipeline per direction (remove, add) and bound (upper, lower):
   composed over blocks and epochs (F27's proof: a uniformly random partition into blocks of these sizes, then one
   uniform step per block, picks a uniform k-subset by symmetry; upper only, F27 itself when k | t); lower from
   k = 1 composed E times (F30, F8); at k = t the pair is the (t·E)-fold composition itself: both ends from it;
-* Gaussian allocation: the lower end is also at least that of the summed-output Gaussian (pld.summed_gaussian,
-  a post-processing), which is tight at k = t and dominates the k = 1 lower bound once k ≳ √t;
-* allocation, 1 < k < t: the lower end is also at least that of a separable statistic Σ g(ℓ(ω_i)) on a lattice
-  (pld.allocation.separable, a post-processing computed exactly by convolution, every float error pushed down);
-  with g ≈ the Poisson-subsampling log-ratio at rate ≈ k/t it comes within ~1–2% of the block upper end.
+* lower ends raised (pld.lower_ends) by the summed-output Gaussian (pld.summed_gaussian; tight at k = t), by a
+  separable statistic for 1 < k < t (pld.allocation.separable; within ~1–2 % of the block upper end), and — for an
+  explicit exp-grid step — by the coarser steps of its dyadic chain (monotone under halving the step);
 `direction="both"` is the maximum over the two directions (F3).
 """
 from __future__ import annotations
@@ -30,7 +28,7 @@ from ...errors import InternalError, InvalidParameter, UnsupportedRequest
 from ...result import Bracket, max_bracket
 from ...rounding import trivial_epsilon_lower
 from ...validation import as_float, direction as check_direction, open_unit
-from .allocation import allocation, planned
+from .allocation import allocation, default_grid_step, planned
 from .allocation import separable
 from .allocation.geometric import allocation_pld_geometric, grid_points
 from .compose import compose, self_compose
@@ -38,7 +36,7 @@ from .discretize import discretize_pair
 from .grid import regrid, truncate
 from .loss_law import gaussian_composition_law, loss_law
 from .pld import PLD
-from . import summed_gaussian
+from . import lower_ends, summed_gaussian
 from .subsample import SubsampledLoss
 
 METHOD = "pld"
@@ -193,18 +191,19 @@ def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, se
     """Bracket [lower, upper] for δ(ε) from the lower and upper PLDs (F2), float budget applied outward."""
     eps = as_float("epsilon", epsilon)  # beyond float64 (an int 10**5000): InvalidParameter, not OverflowError
     d = check_direction(direction)
-    table = finer_epochs(plds(config, settings, epsilon_max=abs(eps), progress=progress), settings, "delta", eps,
-                         progress)
+    tables, steps = _chain(config, settings, "delta", eps, lambda s: finer_epochs(
+        plds(config, s, epsilon_max=abs(eps), progress=progress), s, "delta", eps, progress))
+    table = tables[0]
 
     summed = summed_gaussian.delta_lower(config, eps)
     sep = _separable(config, d, progress, lambda law, c: separable.delta_lower(
         law, c.steps, c.k, eps, d, epochs=c.epochs))
 
     def one(dir_: str) -> Bracket:
-        lo, hi = (float(table[dir_, b].delta_bound(eps)) for b in ("lower", "upper"))
+        hi = float(table[dir_, "upper"].delta_bound(eps))
         notes = _accuracy_notes(table[dir_, "upper"], hi, None)
-        lo = _raise_lower(lo, hi, summed, config, notes)
-        return _bracket("delta", _raise_separable(lo, hi, sep.get(dir_), config, notes), hi, dir_, table, notes)
+        lo = lower_ends.over_chain([float(t[dir_, "lower"].delta_bound(eps)) for t in tables], steps, notes)
+        return _bracket("delta", _raised(lo, hi, summed, sep.get(dir_), config, notes), hi, dir_, table, notes)
 
     return one(d) if d != "both" else max_bracket(one("remove"), one("add"))
 
@@ -216,23 +215,28 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, se
     d = check_direction(direction)
     settings = _tail_for(settings, target, config)
     floor = _delta_floor(target)
-    table = plds(config, settings, progress=progress, delta_floor=floor)
-    if "window_loss" in table and config.k == 1 and config.epochs == 1:  # an allocation window (not F13's step)
-        table = _widen_window(config, settings, table, target, progress, floor)
-    table = finer_epochs(table, settings, "epsilon", target, progress)
+
+    def build(s: Settings) -> dict:
+        table = plds(config, s, progress=progress, delta_floor=floor)
+        if "window_loss" in table and config.k == 1 and config.epochs == 1:  # an allocation window (not F13's)
+            table = _widen_window(config, s, table, target, progress, floor)
+        return finer_epochs(table, s, "epsilon", target, progress)
+
+    tables, steps = _chain(config, settings, "epsilon", target, build)
+    table = tables[0]
 
     summed = summed_gaussian.epsilon_lower(config, target)
     sep = _separable(config, d, progress, lambda law, c: separable.epsilon_lower(
         law, c.steps, c.k, target, d, epochs=c.epochs))
 
     def one(dir_: str) -> Bracket:
-        lo, hi = table[dir_, "lower"].epsilon(target), table[dir_, "upper"].epsilon(target)
-        lo = max(lo, trivial_epsilon_lower(target))  # I1: δ(ε) ≥ 1 − e^ε > δ below ln(1 − δ), rounded down
+        hi = table[dir_, "upper"].epsilon(target)
         notes = _accuracy_notes(table[dir_, "upper"], target, hi)
+        lo = lower_ends.over_chain([t[dir_, "lower"].epsilon(target) for t in tables], steps, notes)
+        lo = max(lo, trivial_epsilon_lower(target))  # I1: δ(ε) ≥ 1 − e^ε > δ below ln(1 − δ), rounded down
         if math.isinf(hi):
             hi = _fallback_upper(config, target, notes)
-        lo = _raise_lower(lo, hi, summed, config, notes)
-        return _bracket("epsilon", _raise_separable(lo, hi, sep.get(dir_), config, notes), hi, dir_, table, notes)
+        return _bracket("epsilon", _raised(lo, hi, summed, sep.get(dir_), config, notes), hi, dir_, table, notes)
 
     return one(d) if d != "both" else max_bracket(one("remove"), one("add"))
 
@@ -352,15 +356,22 @@ def _accuracy_notes(upper: PLD, delta: float, eps_upper: float | None) -> list[s
     return notes
 
 
-def _raise_lower(lo: float, hi: float, summed: float | None, config: Config, notes: list) -> float:
-    """The lower end, raised to the summed-output Gaussian's bound when that is larger (noted). Both ends are
-    certified, so a summed-output lower end above the pld upper end is a bug in one of them: never clipped."""
-    if summed is None or summed <= lo:
-        return lo
-    if summed > hi:
-        raise InternalError(f"summed-output lower end {summed!r} exceeds the pld upper end {hi!r} for {config}")
-    notes.append(_SUMMED_NOTE.format(summed_gaussian.summed_sigma(config)))
-    return summed
+def _raised(lo: float, hi: float, summed: float | None, sep: float | None, config: Config, notes: list) -> float:
+    """The lower end raised to the summed-output Gaussian's and the separable statistic's bounds (lower_ends)."""
+    note = _SUMMED_NOTE.format(summed_gaussian.summed_sigma(config)) if summed is not None else ""
+    lo = lower_ends.raised(lo, hi, summed, "summed-output", note, config, notes)
+    return lower_ends.raised(lo, hi, sep, "separable", _SEPARABLE_NOTE, config, notes)
+
+
+def _chain(config: Config, settings: Settings, quantity: str, value: float, build) -> tuple[list, list]:
+    """build(settings) and, for an explicit exp-grid step on an allocation, build at the coarser steps of its
+    dyadic chain (lower_ends.grid_chain), with their steps."""
+    def geometric(s: Settings) -> bool:
+        return all(kind == "geometric" for _, kind, _ in allocation_runs(config, quantity, value, s))
+
+    auto = (default_grid_step(loss_law(config.mechanism), config.steps, tail=settings.tail)
+            if settings.grid_step and allocation_runs(config, quantity, value, settings) else None)
+    return lower_ends.grid_chain(settings, auto, geometric, build)
 
 
 def _separable(config: Config, direction: str, progress, query) -> dict:
@@ -373,17 +384,6 @@ def _separable(config: Config, direction: str, progress, query) -> dict:
     (progress or (lambda stage: None))("separable lower bound")
     found = query(loss_law(config.mechanism), config)
     return {d: v for d, v in found.items() if v is not None}
-
-
-def _raise_separable(lo: float, hi: float, sep: float | None, config: Config, notes: list) -> float:
-    """The lower end, raised to the separable statistic's bound when that is larger (noted); a value above the
-    upper end means one of two certified bounds is wrong: never clipped."""
-    if sep is None or sep <= lo:
-        return lo
-    if sep > hi:
-        raise InternalError(f"separable lower end {sep!r} exceeds the pld upper end {hi!r} for {config}")
-    notes.append(_SEPARABLE_NOTE)
-    return sep
 
 
 def _bracket(quantity: str, lo: float, hi: float, direction: str, table: dict, accuracy: list[str]) -> Bracket:

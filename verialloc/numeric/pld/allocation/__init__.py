@@ -241,6 +241,11 @@ def planned(law: LossLaw, steps: int, *, epsilon_max: float = 0.0, grid_step: fl
     return layout.window_reduced, sum(hi - lo + 1 for lo, hi in layout.plan.windows.values())
 
 
+def default_grid_step(law: LossLaw, steps: int, *, tail: float = TAIL) -> float:
+    """The exp-grid step h `allocation` picks when grid_step is None (from the plan alone, no arrays)."""
+    return _layout(law, integer("steps", steps), tail, 0.0, None, MAX_POINTS).h
+
+
 def _layout(law: LossLaw, t: int, tail: float, epsilon_max: float, grid_step, max_points: int) -> _Layout:
     """Offset, step h and windows of `allocation` (arguments as there, already checked)."""
     offset, span = _support(law)
