@@ -18,8 +18,8 @@ allocation over 3 epochs, Gaussian and Laplace allocation at t = 2).
 One grid's exp-grid lower end is not monotone in h (its contraction is not nested across grids):
 `test_allocation_grid_refinement_lower_not_monotone_but_sound` pins the documented counterexample and checks both
 lower ends against F13 (it was a strict xfail asserting the nesting). The accountant's lower end for an explicit
-grid step is the maximum over the dyadic chain h, 2h, … (pld.lower_ends), which is monotone under halving h:
-`test_explicit_grid_step_lower_end_never_drops_when_halved`.
+grid step is the maximum over the dyadic chain h, 2h, … (pld.tighten), and its upper end the minimum, so
+neither end moves outward when h is halved: `test_explicit_grid_step_ends_never_move_outward_when_halved`.
 """
 import mpmath as mp
 import pytest
@@ -30,7 +30,7 @@ from verialloc import api
 from verialloc.config import Config
 from verialloc.mechanisms import Gaussian, Laplace, RandomizedResponse
 from verialloc.mechanisms.gaussian import gaussian_delta
-from verialloc.numeric.pld import lower_ends
+from verialloc.numeric.pld import tighten
 from verialloc.numeric.pld import pld_accountant as acc
 from verialloc.numeric.pld.allocation import allocation
 from verialloc.numeric.pld.loss_law import loss_law
@@ -159,18 +159,20 @@ def test_allocation_grid_refinement_lower_not_monotone_but_sound():
 
 @given(h=st.floats(1e-6, 10.0), automatic=st.floats(1e-6, 10.0))
 def test_the_chain_of_half_the_step_holds_the_chain_of_the_step(h, automatic):
-    """lower_ends.coarser_steps: chain(h/2) = {h} ∪ chain(h) while h ≤ CHAIN_TOP·automatic (multiplying by 2 is
-    exact in float64), so the maximum over it cannot drop when h is halved."""
-    finer = lower_ends.coarser_steps(h / 2, automatic)
-    if h <= lower_ends.CHAIN_TOP * automatic:
-        assert finer == [h] + lower_ends.coarser_steps(h, automatic)
+    """tighten.coarser_steps: chain(h/2) = {h} ∪ chain(h) while h ≤ CHAIN_TOP·automatic (multiplying by 2 is
+    exact in float64), so the best over it cannot move outward when h is halved."""
+    finer = tighten.coarser_steps(h / 2, automatic)
+    if h <= tighten.CHAIN_TOP * automatic:
+        assert finer == [h] + tighten.coarser_steps(h, automatic)
 
 
-def test_explicit_grid_step_lower_end_never_drops_when_halved():
-    """Gaussian σ = 0.8, t = 5, remove δ(0.1): on one grid the lower end drops by 7e-4 from h = 0.04 to 0.02 (the
-    finer step exceeds the uniform grid's size cap, so the geometric grid runs); over the dyadic chain it does not.
-    Both stay below the default grid's upper end (an independent grid's opposite bound)."""
+def test_explicit_grid_step_ends_never_move_outward_when_halved():
+    """Gaussian σ = 0.8, t = 5, remove δ(0.1): on one grid the lower end drops by 7e-4 from h = 0.04 to 0.02 and
+    the upper end rises by 6e-4 (the finer step exceeds the uniform grid's size cap, so the geometric grid runs);
+    over the dyadic chain neither moves outward. Both brackets hold the exact layer's quadrature (t = 5 is beyond
+    it: checked against the default grid's opposite ends, an independent grid)."""
     config = Config(Gaussian("0.8"), steps=5)
-    upper = float(acc.delta(config, 0.1, "remove").upper)
-    ends = [float(acc.delta(config, 0.1, "remove", settings=acc.Settings(grid_step=h)).lower) for h in (0.04, 0.02)]
-    assert ends[0] <= ends[1] <= upper
+    default = acc.delta(config, 0.1, "remove")
+    coarse, fine = (acc.delta(config, 0.1, "remove", settings=acc.Settings(grid_step=h)) for h in (0.04, 0.02))
+    assert float(coarse.lower) <= float(fine.lower) <= float(default.upper)
+    assert float(default.lower) <= float(fine.upper) <= float(coarse.upper)

@@ -9,9 +9,9 @@ Pipeline per direction (remove, add) and bound (upper, lower):
   composed over blocks and epochs (F27's proof: a uniformly random partition into blocks of these sizes, then one
   uniform step per block, picks a uniform k-subset by symmetry; upper only, F27 itself when k | t); lower from
   k = 1 composed E times (F30, F8); at k = t the pair is the (t·E)-fold composition itself: both ends from it;
-* lower ends raised (pld.lower_ends) by the summed-output Gaussian (pld.summed_gaussian; tight at k = t), by a
-  separable statistic for 1 < k < t (pld.allocation.separable; within ~1–2 % of the block upper end), and — for an
-  explicit exp-grid step — by the coarser steps of its dyadic chain (monotone under halving the step);
+* ends tightened (pld.tighten): the lower by the summed-output Gaussian (pld.summed_gaussian; tight at k = t)
+  and a separable statistic for 1 < k < t (pld.allocation.separable; within ~1–2 % of the block upper end); both
+  ends, for an explicit exp-grid step, by the coarser steps of its dyadic chain (monotone under halving the step);
 `direction="both"` is the maximum over the two directions (F3).
 """
 from __future__ import annotations
@@ -36,7 +36,7 @@ from .discretize import discretize_pair
 from .grid import regrid, truncate
 from .loss_law import gaussian_composition_law, loss_law
 from .pld import PLD
-from . import lower_ends, summed_gaussian
+from . import summed_gaussian, tighten
 from .subsample import SubsampledLoss
 
 METHOD = "pld"
@@ -193,17 +193,17 @@ def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, se
     d = check_direction(direction)
     tables, steps = _chain(config, settings, "delta", eps, lambda s: finer_epochs(
         plds(config, s, epsilon_max=abs(eps), progress=progress), s, "delta", eps, progress))
-    table = tables[0]
 
     summed = summed_gaussian.delta_lower(config, eps)
     sep = _separable(config, d, progress, lambda law, c: separable.delta_lower(
         law, c.steps, c.k, eps, d, epochs=c.epochs))
 
     def one(dir_: str) -> Bracket:
-        hi = float(table[dir_, "upper"].delta_bound(eps))
-        notes = _accuracy_notes(table[dir_, "upper"], hi, None)
-        lo = lower_ends.over_chain([float(t[dir_, "lower"].delta_bound(eps)) for t in tables], steps, notes)
-        return _bracket("delta", _raised(lo, hi, summed, sep.get(dir_), config, notes), hi, dir_, table, notes)
+        his, notes = [float(t[dir_, "upper"].delta_bound(eps)) for t in tables], []
+        i = tighten.best_level(his, steps, "upper", notes)
+        hi, notes = his[i], _accuracy_notes(tables[i][dir_, "upper"], his[i], None) + notes
+        lo = tighten.best([float(t[dir_, "lower"].delta_bound(eps)) for t in tables], steps, "lower", notes)
+        return _bracket("delta", _raised(lo, hi, summed, sep.get(dir_), config, notes), hi, dir_, tables[0], notes)
 
     return one(d) if d != "both" else max_bracket(one("remove"), one("add"))
 
@@ -223,20 +223,20 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, se
         return finer_epochs(table, s, "epsilon", target, progress)
 
     tables, steps = _chain(config, settings, "epsilon", target, build)
-    table = tables[0]
 
     summed = summed_gaussian.epsilon_lower(config, target)
     sep = _separable(config, d, progress, lambda law, c: separable.epsilon_lower(
         law, c.steps, c.k, target, d, epochs=c.epochs))
 
     def one(dir_: str) -> Bracket:
-        hi = table[dir_, "upper"].epsilon(target)
-        notes = _accuracy_notes(table[dir_, "upper"], target, hi)
-        lo = lower_ends.over_chain([t[dir_, "lower"].epsilon(target) for t in tables], steps, notes)
+        his, notes = [t[dir_, "upper"].epsilon(target) for t in tables], []
+        i = tighten.best_level(his, steps, "upper", notes)
+        hi, notes = his[i], _accuracy_notes(tables[i][dir_, "upper"], target, his[i]) + notes
+        lo = tighten.best([t[dir_, "lower"].epsilon(target) for t in tables], steps, "lower", notes)
         lo = max(lo, trivial_epsilon_lower(target))  # I1: δ(ε) ≥ 1 − e^ε > δ below ln(1 − δ), rounded down
         if math.isinf(hi):
             hi = _fallback_upper(config, target, notes)
-        return _bracket("epsilon", _raised(lo, hi, summed, sep.get(dir_), config, notes), hi, dir_, table, notes)
+        return _bracket("epsilon", _raised(lo, hi, summed, sep.get(dir_), config, notes), hi, dir_, tables[0], notes)
 
     return one(d) if d != "both" else max_bracket(one("remove"), one("add"))
 
@@ -357,21 +357,21 @@ def _accuracy_notes(upper: PLD, delta: float, eps_upper: float | None) -> list[s
 
 
 def _raised(lo: float, hi: float, summed: float | None, sep: float | None, config: Config, notes: list) -> float:
-    """The lower end raised to the summed-output Gaussian's and the separable statistic's bounds (lower_ends)."""
+    """The lower end raised to the summed-output Gaussian's and the separable statistic's bounds (tighten)."""
     note = _SUMMED_NOTE.format(summed_gaussian.summed_sigma(config)) if summed is not None else ""
-    lo = lower_ends.raised(lo, hi, summed, "summed-output", note, config, notes)
-    return lower_ends.raised(lo, hi, sep, "separable", _SEPARABLE_NOTE, config, notes)
+    lo = tighten.raised(lo, hi, summed, "summed-output", note, config, notes)
+    return tighten.raised(lo, hi, sep, "separable", _SEPARABLE_NOTE, config, notes)
 
 
 def _chain(config: Config, settings: Settings, quantity: str, value: float, build) -> tuple[list, list]:
     """build(settings) and, for an explicit exp-grid step on an allocation, build at the coarser steps of its
-    dyadic chain (lower_ends.grid_chain), with their steps."""
+    dyadic chain (tighten.grid_chain), with their steps."""
     def geometric(s: Settings) -> bool:
         return all(kind == "geometric" for _, kind, _ in allocation_runs(config, quantity, value, s))
 
     auto = (default_grid_step(loss_law(config.mechanism), config.steps, tail=settings.tail)
             if settings.grid_step and allocation_runs(config, quantity, value, settings) else None)
-    return lower_ends.grid_chain(settings, auto, geometric, build)
+    return tighten.grid_chain(settings, auto, geometric, build)
 
 
 def _separable(config: Config, direction: str, progress, query) -> dict:

@@ -1,0 +1,76 @@
+"""Tightening a pld bracket's ends by other certified bounds of the same quantity (the max of lower bounds is a
+lower bound, the min of upper bounds an upper bound).
+
+* `raised`: the lower end raised by one candidate — the summed-output Gaussian (pld.summed_gaussian, F8, F13)
+  or the separable statistic (pld.allocation.separable, F8); a candidate above the upper end means one of two
+  certified bounds is wrong, an InternalError — never clipped (#10 item 9);
+* `best_level`: an explicit exp-grid step h (`--grid-step`): each end is the best over the dyadic chain h, 2h,
+  4h, … up to CHAIN_TOP times the automatic step (`coarser_steps`; lower: max, upper: min). A contraction onto
+  grid h is not one onto h/2 (grid-point class means do not nest; docs/pld.md), so one grid's ends can move
+  outward when h is halved; the chain of h/2 holds the chain of h, so neither end moves outward on halving
+  (h ≤ CHAIN_TOP·automatic). A step too fine for the uniform grid's size cap switches to the geometric grid,
+  which ignores h: the chain keeps one such level.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ...config import Config
+from ...errors import InternalError
+
+#: the chain's coarsest step, in units of the automatic exp-grid step (coarser levels cost less and say little)
+CHAIN_TOP = 4.0
+
+
+def raised(lo: float, hi: float, candidate: float | None, what: str, note: str, config: Config,
+           notes: list) -> float:
+    """The lower end lo raised to `candidate` when that is larger (`note` appended to notes)."""
+    if candidate is None or candidate <= lo:
+        return lo
+    if candidate > hi:
+        raise InternalError(f"{what} lower end {candidate!r} exceeds the pld upper end {hi!r} for {config}")
+    notes.append(note)
+    return candidate
+
+
+def coarser_steps(grid_step: float, automatic: float) -> list[float]:
+    """2h, 4h, … while at most CHAIN_TOP·automatic (empty when h is coarser than half of that)."""
+    out, g = [], 2 * grid_step
+    while g <= CHAIN_TOP * automatic:
+        out.append(g)
+        g *= 2
+    return out
+
+
+def best_level(values: list[float], steps: list[float], end: str, notes: list) -> int:
+    """Index of the tightest of one end's `values` found on the grid steps `steps` (the first is the one asked
+    for): the largest for end="lower", the smallest for "upper"; a coarser level's win is noted."""
+    pick = max if end == "lower" else min
+    best = pick(range(len(values)), key=values.__getitem__)
+    if values[best] != values[0]:
+        notes.append(f"{end} end from the coarser exp-grid step {steps[best]:g} of the dyadic chain of "
+                     f"{steps[0]:g} (best over grids, each a sound {end} bound)")
+    return best
+
+
+def best(values: list[float], steps: list[float], end: str, notes: list) -> float:
+    """The tightest of `values` (best_level)."""
+    return values[best_level(values, steps, end, notes)]
+
+
+def grid_chain(settings, automatic: float | None, geometric, build) -> tuple[list, list]:
+    """([build(settings)] and build at every coarser step of the chain of settings.grid_step, [their steps]);
+    only the settings when `automatic` (the automatic step) is None; geometric(settings): whether that level runs
+    the geometric grid alone (then only the first such level is built)."""
+    if automatic is None:
+        return [build(settings)], [settings.grid_step]
+    tables, kept, seen = [], [], False
+    for g in [settings.grid_step] + coarser_steps(settings.grid_step, automatic):
+        level = replace(settings, grid_step=g)
+        if geometric(level):
+            if seen:
+                continue
+            seen = True
+        tables.append(build(level))
+        kept.append(g)
+    return tables, kept
