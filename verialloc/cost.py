@@ -86,9 +86,10 @@ DEPTH_CAP = 1e12
 C_POINTS, TAIL_MODE = 6e-7, 2.0
 C_ALLOC, ALLOC_EXPONENT, C_ALLOC_LINEAR, ALLOC_BYTES = 0.02, 0.45, 2.6e-6, 8
 #: the separable lower end of 1 < k < t (pld_accountant.SEPARABLE_MAX_COPIES): ≈ C_SEPARABLE·(t·E)^0.7 s for its
-#: search over statistics (5 s at t·E = 10³), C_SEPARABLE_ONE·(t·E)^0.7 s for one statistic beyond
-#: separable.SEARCH_MAX_COPIES (σ = 1, k = 4: 1.7 s at 10⁴, 5.7 s at t = 10⁵, 11.4 s at t = 10³ with E = 100)
-C_SEPARABLE, C_SEPARABLE_ONE, SEPARABLE_EXPONENT = 0.04, 0.0035, 0.7
+#: search over statistics (5 s at t·E = 10³), C_SEPARABLE_ONE·t^0.7 + C_SEPARABLE_EPOCH·log2(E) s for one
+#: statistic per epoch beyond separable.SEARCH_MAX_COPIES, its epochs composed (σ = 1, k = 4: 1.7 s at t = 10⁴,
+#: 5.7 s at t = 10⁵; t = 10³, E = 100: 6.8 s; t = 10⁵, E = 100: 15.5 s)
+C_SEPARABLE, C_SEPARABLE_ONE, C_SEPARABLE_EPOCH, SEPARABLE_EXPONENT = 0.04, 0.0035, 1.0, 0.7
 #: heavy tails take the geometric-grid algorithm instead (pld_accountant.allocation_runs plans which): n points per
 #: exp-PLD, L = 2⌈log2 t⌉ + 1 levels, ~L convolutions of O(n²): 1 + C_GEOMETRIC·n²·L s for its four PLDs (σ = 0.5:
 #: t = 10, n = 27544: 2–3 s; t = 10³, n = 69067: 29–32 s; t = 1e5: 138 s; σ = 0.8, t = 10³, δ = 1e-30, n = 66174:
@@ -364,9 +365,11 @@ def _pld(config: Config, settings, allocation_part: bool = True, query: str = "e
         alloc_seconds = 0.0
         if allocation_part:
             copies_all = config.steps * config.epochs
-            if 1 < config.k < config.steps and copies_all <= pld_accountant.SEPARABLE_MAX_COPIES:
-                c = C_SEPARABLE if copies_all <= separable.SEARCH_MAX_COPIES else C_SEPARABLE_ONE
-                alloc_seconds += c * copies_all ** SEPARABLE_EXPONENT
+            if 1 < config.k < config.steps and config.steps <= pld_accountant.SEPARABLE_MAX_COPIES:
+                alloc_seconds += (C_SEPARABLE * copies_all ** SEPARABLE_EXPONENT
+                                  if copies_all <= separable.SEARCH_MAX_COPIES else
+                                  C_SEPARABLE_ONE * config.steps ** SEPARABLE_EXPONENT
+                                  + C_SEPARABLE_EPOCH * math.log2(config.epochs))
             runs = _allocation_runs(config, settings, query, value)
             if runs:
                 alloc_seconds += sum(_planned_seconds(*run) for run in runs)

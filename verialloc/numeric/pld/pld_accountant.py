@@ -67,8 +67,8 @@ _SUMMED_NOTE = ("lower bound from the sum of all outputs, a Gaussian with noise 
 
 #: targets below this switch the allocation to its tail-accurate (relative-error) convolutions
 TINY_DELTA = 1e-9
-#: the separable lower end runs while t·E is at most this (one statistic beyond separable.SEARCH_MAX_COPIES: ~2 s
-#: at 10⁴, 6–11 s at 10⁵, 36 s at 10⁶ on one core)
+#: the separable lower end runs while t is at most this (one statistic per epoch beyond separable.SEARCH_MAX_COPIES:
+#: ~2 s at t = 10⁴, 6–11 s at 10⁵, 36 s at 10⁶ on one core, plus ~1 s per squaring over epochs)
 SEPARABLE_MAX_COPIES = 200_000
 _SEPARABLE_NOTE = "lower bound from a separable statistic of the outputs (post-processing, F8; allocation.separable)"
 
@@ -376,10 +376,10 @@ def _chain(config: Config, settings: Settings, quantity: str, value: float, buil
 
 def _separable(config: Config, direction: str, progress, query) -> dict:
     """{direction: separable lower end} for allocation with 1 < k < t (k = 1 and k = t have tight lower ends
-    already) while t·E ≤ SEPARABLE_MAX_COPIES; {} otherwise."""
+    already) while t ≤ SEPARABLE_MAX_COPIES; {} otherwise."""
     if config.scheme != "allocation" or not 1 < config.k < config.steps:
         return {}
-    if config.steps * config.epochs > SEPARABLE_MAX_COPIES:
+    if config.steps > SEPARABLE_MAX_COPIES:
         return {}
     (progress or (lambda stage: None))("separable lower bound")
     found = query(loss_law(config.mechanism), config)

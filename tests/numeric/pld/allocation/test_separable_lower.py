@@ -174,3 +174,58 @@ def test_every_finite_loss_beyond_the_float64_exponent_range(direction):
         assert 0 <= got <= ref.lower
         if tight:
             assert got >= ref.lower * (1 - 1e-9) - 1e-12
+
+
+def exact_product_delta(p, q, epochs, eps) -> mp.mpf:
+    """H_{e^ε}(p^⊗E ‖ q^⊗E) by enumerating the outcomes of the product (mpmath, 40 digits)."""
+    import itertools
+    with mp.workdps(40):
+        p, q, kappa = [mp.mpf(x) for x in p], [mp.mpf(x) for x in q], mp.exp(mp.mpf(eps))
+        total = mp.mpf(0)
+        for xs in itertools.product(range(len(p)), repeat=epochs):
+            a, b = mp.fprod(p[x] for x in xs), mp.fprod(q[x] for x in xs)
+            total += max(a - kappa * b, 0)
+        return total
+
+
+@pytest.mark.parametrize("eps", [-0.5, 0.0, 0.3, 1.0, 2.5])
+@pytest.mark.parametrize("epochs", [2, 3, 5])
+def test_epoch_product_against_enumeration(eps, epochs):
+    """epoch_product.EpochProduct: below the exact E-fold hockey stick of a pair with an atom at +inf, within the
+    loss grid's rounding; an upper law missing mass (b = q − m, err = ‖m‖₁) is corrected: without the κ·E·err
+    term its δ would exceed the exact one (the pair (p, b) has a larger divergence than (p, q))."""
+    from verialloc.numeric.pld.allocation.epoch_product import EpochProduct
+    p, q = np.array([0.5, 0.3, 0.2, 0.0]), np.array([0.2, 0.3, 0.4, 0.1])
+    exact = exact_product_delta(p, q, epochs, eps)
+    got = EpochProduct(p, q, 0.0, epochs, 0.0).delta(eps)
+    assert got <= exact and got >= exact * (1 - 1e-3) - 1e-12, (got, exact)
+    short = q - np.array([0.1, 0.0, 0.0, 0.0])
+    assert float(exact_product_delta(p, short, epochs, eps)) > float(exact) + 1e-3
+    assert EpochProduct(p, short, 0.1, epochs, 0.0).delta(eps) <= exact
+
+
+@pytest.mark.parametrize("mech", [RR, NEG_INF_PAIR], ids=["rr", "neg-inf"])
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_per_epoch_statistic_matches_the_exact_profile(mech, direction):
+    """Epochs composed per epoch (the route beyond SEARCH_MAX_COPIES, asked for directly at small t): below the
+    exact layer's E-epoch profile (exact composition) and within 1e-3 of it (S is sufficient for these pairs)."""
+    t, k, epochs = 5, 2, 3
+    bound = separable.separable_bound(loss_law(mech), t, k, epochs=epochs, per_epoch=True)
+    assert bound.epochs == epochs
+    for eps in (-0.3, 0.0, 0.5, 1.5):
+        ref = api.delta(Config(mech, steps=t, k=k, epochs=epochs), repr(eps), direction=direction, method="exact",
+                        digits=20)
+        got = bound.delta(eps, direction)
+        assert ref.lower * (1 - 1e-3) <= got <= ref.lower, (eps, got, ref.lower)
+
+
+@pytest.mark.parametrize("sigma,t,epochs,delta", [(1.0, 500, 10, 1e-5), (2.0, 400, 8, 1e-8)])
+def test_per_epoch_route_below_the_pld_upper_end(sigma, t, epochs, delta):
+    """Gaussian, k = 4, t·E > SEARCH_MAX_COPIES: the separable lower end (per epoch) stays below the pld route's
+    upper end (independent code: block allocations composed) in both directions, and within 5 % of it."""
+    assert t * epochs > separable.SEARCH_MAX_COPIES
+    config = Config(Gaussian(repr(sigma)), steps=t, k=4, epochs=epochs)
+    lower = separable.epsilon_lower(GaussianLoss(sigma), t, 4, delta, "both", epochs=epochs)
+    for d in ("remove", "add"):
+        upper = float(pld_accountant.epsilon(config, delta, direction=d).upper)
+        assert lower[d] is not None and 0.95 * upper <= lower[d] <= upper, (d, lower[d], upper)

@@ -1,15 +1,18 @@
 """LOWER bounds on δ(ε) and ε(δ) of random allocation A_{t,k}, any 1 ≤ k ≤ t, from a separable statistic (F8, F22).
 
-Post-processing (F8): for any function g of one step's output, S = Σ_i g(ω_i) over the t·E released outputs is
-a function of the whole output, so the pair (law of S under P̄_{t,k}, law of S under Q^t) is a post-processing of
+Post-processing (F8): for any function g of one step's output, S = Σ_i g(ω_i) over the t released outputs of an
+epoch is a function of the whole output, so the pair (law of S under P̄_{t,k}, law of S under Q^t) is a post-processing of
 the allocation pair (F22, F23) and its hockey-stick divergence is at most the allocation's, in both directions:
     remove δ(ε) ≥ Σ_s [P_S(s) − e^ε Q_S(s)]_+ ,   add δ(ε) ≥ Σ_s [Q_S(s) − e^ε P_S(s)]_+ .
 g is taken as a function of the single-step loss ℓ(ω) = ln P/Q(ω) (itself a function of ω) with values on a
 lattice {j·h}: bin j = {y_j < ℓ ≤ y_{j+1}} ↦ j, the end bins take every finite loss beyond the cuts, and the
 atoms ℓ = ±inf get bins of their own beyond those — any cuts give a valid bound; they only decide how tight it is. Then the law
-of S is exactly a convolution of single-step lattice laws: under Q^t the (tE)-fold power of the Q-law u of g;
-under P̄_{t,k} (by symmetry over the k-subsets) the (kE)-fold power of the P-law v times the ((t−k)E)-fold power
-of u. The cuts follow the statistic g_p(ℓ) = ln(1 + p(e^ℓ − 1))/p (p = 0: e^ℓ − 1), the log-likelihood ratio of
+of S is exactly a convolution of single-step lattice laws: under Q^t the t-fold power of the Q-law u of g;
+under P̄_{t,k} (by symmetry over the k-subsets) the k-fold power of the P-law v times the (t−k)-fold power of u.
+Over E epochs either one statistic sums all t·E outputs (the same convolutions with tE, kE and (t−k)E copies;
+cheap while t·E is small, where the choice of g is searched), or the E statistics S_1, …, S_E are kept apart:
+their pair is the E-fold product, bounded below by composing one epoch's directed laws as a lower PLD
+(allocation.epoch_product; at least as tight in exact arithmetic, less the loss grid's rounding). The cuts follow the statistic g_p(ℓ) = ln(1 + p(e^ℓ − 1))/p (p = 0: e^ℓ − 1), the log-likelihood ratio of
 Poisson subsampling at rate p: p = 0 is the k = 1 likelihood ratio Σ e^{ℓ_i} (F24), p = 1 the summed loss (for
 the Gaussian, the summed output, F13 — exact at k = t), p ≈ k/t the separable approximation of the k-subset
 likelihood ratio e_k(e^{ℓ_1}, …)/C(t, k). Every candidate is a valid lower bound; `lower_bound` keeps the best.
@@ -30,7 +33,7 @@ The absolute budget (~1e-13 … 1e-11) makes the bound weak below δ ≈ 1e-10 �
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -39,6 +42,7 @@ from ....validation import direction as check_direction
 from ....validation import integer
 from ..compose import convolve
 from ..loss_law import LossLaw
+from .epoch_product import EpochProduct
 
 _U = np.finfo(float).eps / 2
 #: smallest δ resolved by default; the tails below follow it (`_tails`)
@@ -56,8 +60,8 @@ MAX_BINS = 20_000
 LOSS_CAP = 700.0
 #: statistics tried by `lower_bound`: p = 0 (k = 1 ratio), p = k/t·multipliers, p = 1 (summed loss) …
 P_MULTIPLIERS = (0.5, 0.75, 1.0, 1.5)
-#: … while t·E is at most this; beyond, p = k/t alone at RESOLUTION (σ = 1, k = 4, t = 10³ and 10⁴: the candidates'
-#: ε agree within 1e-4 relative, refinement gains 1.5e-4, and each costs as much as the whole bound)
+#: … while t·E is at most this; beyond, p = k/t alone at RESOLUTION, per epoch (σ = 1, k = 4, t = 10³, 10⁴: the
+#: candidates' ε agree within 1e-4 relative, refinement gains 1.5e-4, and each costs as much as the whole bound)
 SEARCH_MAX_COPIES = 2_000
 
 
@@ -234,8 +238,9 @@ def _aligned(*laws: _Law) -> tuple[np.ndarray, ...]:
 
 @dataclass(frozen=True)
 class SeparableBound:
-    """Directed laws of S on a common lattice window: remove uses (P lower, Q upper), add (Q lower, P upper);
-    err_q / err_p: ℓ1 bounds of the truncated mass missing from the upper Q- and P-laws; p and h of g."""
+    """Directed laws of one epoch's S on a common lattice window: remove uses (P lower, Q upper), add (Q lower,
+    P upper); err_q / err_p: ℓ1 bounds of the truncated mass missing from the upper Q- and P-laws; p and h of g;
+    epochs E > 1: the bounds are those of the E-fold product (epoch_product, tails dropped at `tail`)."""
 
     p_lower: np.ndarray
     q_upper: np.ndarray
@@ -245,6 +250,9 @@ class SeparableBound:
     err_p: float
     p: float
     step: float
+    epochs: int = 1
+    tail: float = 0.0
+    _products: dict = field(default_factory=dict, compare=False, repr=False)
 
     def delta(self, epsilon: float, direction: str) -> float:
         """LOWER bound on δ(ε) in `direction` ("remove", "add" or "both" = max), never negative (module docstring):
@@ -254,6 +262,10 @@ class SeparableBound:
             return max(self.delta(epsilon, "remove"), self.delta(epsilon, "add"))
         first, second, err = ((self.p_lower, self.q_upper, self.err_q) if d == "remove"
                               else (self.q_lower, self.p_upper, self.err_p))
+        if self.epochs > 1:
+            if d not in self._products:
+                self._products[d] = EpochProduct(first, second, err, self.epochs, self.tail)
+            return self._products[d].delta(epsilon)
         if float(epsilon) > LOSS_CAP:  # κ = e^ε near or beyond the float64 range: 0 is the lower bound offered
             return 0.0
         kappa = math.exp(float(epsilon))
@@ -293,11 +305,13 @@ def _tails(delta_floor: float, k: int, copies: int) -> tuple[float, float]:
 
 
 def separable_bound(law: LossLaw, steps, k=1, *, epochs=1, p: float | None = None, resolution: float = RESOLUTION,
-                    step: float | None = None, delta_floor: float = DELTA_FLOOR) -> SeparableBound:
+                    step: float | None = None, delta_floor: float = DELTA_FLOOR,
+                    per_epoch: bool = False) -> SeparableBound:
     """The directed laws of S = Σ g_p(ℓ(ω_i)) (lattice-rounded) under P̄_{t,k} and Q^t over E epochs.
 
     p defaults to k/t. Under Q^t: u^{∗tE}; under P̄_{t,k}: v^{∗kE} ∗ u^{∗(t−k)E} (u, v the single-step Q- and
-    P-laws of the lattice statistic, `single_step`), each as a lower and an upper law. delta_floor: the tails
+    P-laws of the lattice statistic, `single_step`), each as a lower and an upper law. per_epoch: one epoch's laws
+    (E = 1 above), whose E-fold product the bound then composes (SeparableBound.epochs). delta_floor: the tails
     dropped or merged are kept far below it (`_tails`); it only steers tightness, never soundness.
     """
     t = integer("steps", steps, lo=1)
@@ -309,13 +323,15 @@ def separable_bound(law: LossLaw, steps, k=1, *, epochs=1, p: float | None = Non
     tail, single_tail = _tails(delta_floor, k, t * epochs)
     single, h = single_step(law, p, resolution=resolution, single_tail=single_tail, step=step)
     laws = {}
+    summed = 1 if per_epoch else epochs
     for bound in ("lower", "upper"):
-        rest, shared = _powers(single["q", bound], [(t - k) * epochs, k * epochs], tail, tail)
-        (held,) = _powers(single["p", bound], [k * epochs], tail, tail)
+        rest, shared = _powers(single["q", bound], [(t - k) * summed, k * summed], tail, tail)
+        (held,) = _powers(single["p", bound], [k * summed], tail, tail)
         laws["q", bound] = _convolve(rest, shared, 0.0, tail)
         laws["p", bound] = _convolve(rest, held, 0.0, tail)
     pl, qu, ql, pu = _aligned(laws["p", "lower"], laws["q", "upper"], laws["q", "lower"], laws["p", "upper"])
-    return SeparableBound(pl, qu, ql, pu, laws["q", "upper"].err, laws["p", "upper"].err, p, h)
+    return SeparableBound(pl, qu, ql, pu, laws["q", "upper"].err, laws["p", "upper"].err, p, h,
+                          epochs if per_epoch else 1, tail)
 
 
 def candidates(steps: int, k: int) -> tuple[float, ...]:
@@ -329,7 +345,8 @@ def candidates(steps: int, k: int) -> tuple[float, ...]:
 
 def _search(law: LossLaw, steps: int, k: int, epochs: int, delta_floor: float, scores: dict) -> dict:
     """Adaptive choice of the statistic per score ({name: function of a SeparableBound}): every candidate p at
-    RESOLUTION, then each score's best p again at REFINED (t·E ≤ SEARCH_MAX_COPIES; else p = k/t once); returns
+    RESOLUTION, then each score's best p again at REFINED, all summed over the t·E outputs (t·E ≤
+    SEARCH_MAX_COPIES); else p = k/t once (each candidate costs as much as the whole bound), per epoch; returns
     {name: best value}. Every candidate is a valid
     lower bound, so the maximum over them is one too."""
     best = {name: (-math.inf, None) for name in scores}
@@ -338,13 +355,13 @@ def _search(law: LossLaw, steps: int, k: int, epochs: int, delta_floor: float, s
     def consider(p: float, resolution: float) -> None:
         if (p, resolution) not in built:
             built[p, resolution] = separable_bound(law, steps, k, epochs=epochs, p=p, resolution=resolution,
-                                                   delta_floor=delta_floor)
+                                                   delta_floor=delta_floor, per_epoch=per_epoch)
         for name, score in scores.items():
             value = score(built[p, resolution])
             if value > best[name][0]:
                 best[name] = (value, p)
 
-    if steps * epochs > SEARCH_MAX_COPIES:
+    if (per_epoch := steps * epochs > SEARCH_MAX_COPIES):
         consider(k / steps, RESOLUTION)
         return {name: value for name, (value, _) in best.items()}
     for p in candidates(steps, k):
