@@ -86,16 +86,21 @@ class _TooSlow(BaseException):
 
 @contextlib.contextmanager
 def time_limit(seconds: float):
+    """_TooSlow after `seconds` of CPU time (the same lines are abandoned however loaded the machine is), or after
+    six times as much wall-clock time (a hang that does not burn CPU)."""
     def alarm(signum, frame):
         raise _TooSlow()
 
-    previous = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    previous = {sig: signal.signal(sig, alarm) for sig in (signal.SIGPROF, signal.SIGALRM)}
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    signal.setitimer(signal.ITIMER_REAL, 6 * seconds)
     try:
         yield
     finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 @st.composite
