@@ -12,6 +12,7 @@ Pipeline per direction (remove, add) and bound (upper, lower):
 * ends tightened (pld.tighten): the lower by the summed-output Gaussian (pld.summed_gaussian; tight at k = t)
   and a separable statistic for 1 < k < t (pld.allocation.separable; within ~1–2 % of the block upper end); both
   ends, for an explicit exp-grid step, by the coarser steps of its dyadic chain (monotone under halving the step);
+* ε queries on allocation whose upper float budget exceeds 1 % of δ are rebuilt in the tail-accurate mode;
 `direction="both"` is the maximum over the two directions (F3).
 """
 from __future__ import annotations
@@ -70,6 +71,7 @@ TINY_DELTA = 1e-9
 #: the separable lower end runs while t is at most this (one statistic per epoch beyond separable.SEARCH_MAX_COPIES:
 #: ~2 s at t = 10⁴, 6–11 s at 10⁵, 36 s at 10⁶ on one core, plus ~1 s per squaring over epochs)
 SEPARABLE_MAX_COPIES = 200_000
+_RETRY_NOTE = "float64 budget above 1% of delta: the allocation was rebuilt in the tail-accurate (relative-error) mode"
 _SEPARABLE_NOTE = "lower bound from a separable statistic of the outputs (post-processing, F8; allocation.separable)"
 
 
@@ -217,9 +219,15 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, se
     floor = _delta_floor(target)
 
     def build(s: Settings) -> dict:
-        table = plds(config, s, progress=progress, delta_floor=floor)
+        fl = floor
+        table = plds(config, s, progress=progress, delta_floor=fl)
+        if fl is None and config.scheme == "allocation" and any(
+                table[d, "upper"].float_error > 1e-2 * target for d in ("remove", "add")):
+            fl = target  # the float budget, not the mechanism, would decide the upper end: tail-accurate mode
+            table = plds(config, s, progress=progress, delta_floor=fl)
+            table = {**table, "notes": table["notes"] + [_RETRY_NOTE]}
         if "window_loss" in table and config.k == 1 and config.epochs == 1:  # an allocation window (not F13's)
-            table = _widen_window(config, s, table, target, progress, floor)
+            table = _widen_window(config, s, table, target, progress, fl)
         return finer_epochs(table, s, "epsilon", target, progress)
 
     tables, steps = _chain(config, settings, "epsilon", target, build)
@@ -235,7 +243,7 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, se
         lo = tighten.best([t[dir_, "lower"].epsilon(target) for t in tables], steps, "lower", notes)
         lo = max(lo, trivial_epsilon_lower(target))  # I1: δ(ε) ≥ 1 − e^ε > δ below ln(1 − δ), rounded down
         if math.isinf(hi):
-            hi = _fallback_upper(config, target, notes)
+            hi = tighten.fallback_upper(config, target, notes)
         return _bracket("epsilon", _raised(lo, hi, summed, sep.get(dir_), config, notes), hi, dir_, tables[0], notes)
 
     return one(d) if d != "both" else max_bracket(one("remove"), one("add"))
@@ -329,18 +337,6 @@ def _tail_for(settings: Settings, target: float, config: Config) -> Settings:
     once per composed copy (t·E Poisson steps, k·E allocation PLDs), so their total stays ≤ 1e-3·δ."""
     copies = config.steps * config.epochs if config.scheme == "poisson" else config.k * config.epochs
     return replace(settings, tail=max(min(settings.tail, 1e-3 * target / copies), 1e-300))
-
-
-def _fallback_upper(config: Config, target: float, notes: list) -> float:
-    """The composed-Gaussian post-processing bound (F8, F13; summed_gaussian.epsilon_upper) where the upper PLD
-    gives no finite ε (its +inf atom or budget exceeds δ), so pld never answers +inf where it holds (#13); +inf for
-    other mechanisms (`--method best` adds the rdp and analytic bounds)."""
-    composed = summed_gaussian.epsilon_upper(config, target)
-    if composed is None:
-        return math.inf
-    notes.append("upper end from the composed Gaussian bound (post-processing of the k·E steps an element joins, "
-                 "F8, F13): the upper PLD gives none at this delta")
-    return composed
 
 
 def _accuracy_notes(upper: PLD, delta: float, eps_upper: float | None) -> list[str]:

@@ -4,6 +4,8 @@ lower bound, the min of upper bounds an upper bound).
 * `raised`: the lower end raised by one candidate — the summed-output Gaussian (pld.summed_gaussian, F8, F13)
   or the separable statistic (pld.allocation.separable, F8); a candidate above the upper end means one of two
   certified bounds is wrong, an InternalError — never clipped (#10 item 9);
+* `fallback_upper`: the composed-Gaussian bound (pld.summed_gaussian, F8, F13) as the upper end of ε where the
+  upper PLD gives none (+inf);
 * `best_level`: an explicit exp-grid step h (`--grid-step`): each end is the best over the dyadic chain h, 2h,
   4h, … up to CHAIN_TOP times the automatic step (`coarser_steps`; lower: max, upper: min). A contraction onto
   grid h is not one onto h/2 (grid-point class means do not nest; docs/pld.md), so one grid's ends can move
@@ -13,10 +15,12 @@ lower bound, the min of upper bounds an upper bound).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from ...config import Config
 from ...errors import InternalError
+from . import summed_gaussian
 
 #: the chain's coarsest step, in units of the automatic exp-grid step (coarser levels cost less and say little)
 CHAIN_TOP = 4.0
@@ -74,3 +78,15 @@ def grid_chain(settings, automatic: float | None, geometric, build) -> tuple[lis
         tables.append(build(level))
         kept.append(g)
     return tables, kept
+
+
+def fallback_upper(config: Config, target: float, notes: list) -> float:
+    """The composed-Gaussian post-processing bound (F8, F13; summed_gaussian.epsilon_upper) where the upper PLD
+    gives no finite ε (its +inf atom or budget exceeds δ), so pld never answers +inf where it holds (#13); +inf for
+    other mechanisms (`--method best` adds the rdp and analytic bounds)."""
+    composed = summed_gaussian.epsilon_upper(config, target)
+    if composed is None:
+        return math.inf
+    notes.append("upper end from the composed Gaussian bound (post-processing of the k·E steps an element joins, "
+                 "F8, F13): the upper PLD gives none at this delta")
+    return composed
