@@ -12,7 +12,7 @@ Pipeline per direction (remove, add) and bound (upper, lower):
 * ends tightened (pld.tighten): the lower by the summed-output Gaussian (pld.summed_gaussian; tight at k = t)
   and a separable statistic for 1 < k < t (pld.allocation.separable; within ~1–2 % of the block upper end); both
   ends, for an explicit exp-grid step, by the coarser steps of its dyadic chain (monotone under halving the step);
-* ε queries on allocation whose upper float budget exceeds 1 % of δ are rebuilt in the tail-accurate mode;
+* ε queries on allocation whose upper float budget moves the upper ε are rebuilt in the tail-accurate mode;
 `direction="both"` is the maximum over the two directions (F3).
 """
 from __future__ import annotations
@@ -71,7 +71,7 @@ TINY_DELTA = 1e-9
 #: the separable lower end runs while t is at most this (one statistic per epoch beyond separable.SEARCH_MAX_COPIES:
 #: ~2 s at t = 10⁴, 6–11 s at 10⁵, 36 s at 10⁶ on one core, plus ~1 s per squaring over epochs)
 SEPARABLE_MAX_COPIES = 200_000
-_RETRY_NOTE = "float64 budget above 1% of delta: the allocation was rebuilt in the tail-accurate (relative-error) mode"
+_RETRY_NOTE = "the float64 budget moved the upper epsilon: the allocation was rebuilt in the tail-accurate mode"
 _SEPARABLE_NOTE = "lower bound from a separable statistic of the outputs (post-processing, F8; allocation.separable)"
 
 
@@ -221,8 +221,8 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, se
     def build(s: Settings) -> dict:
         fl = floor
         table = plds(config, s, progress=progress, delta_floor=fl)
-        if fl is None and config.scheme == "allocation" and any(
-                table[d, "upper"].float_error > 1e-2 * target for d in ("remove", "add")):
+        if fl is None and config.scheme == "allocation" and tighten.budget_decides(
+                [table[d, "upper"] for d in ("remove", "add")], target):
             fl = target  # the float budget, not the mechanism, would decide the upper end: tail-accurate mode
             table = plds(config, s, progress=progress, delta_floor=fl)
             table = {**table, "notes": table["notes"] + [_RETRY_NOTE]}

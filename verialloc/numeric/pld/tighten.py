@@ -6,6 +6,8 @@ lower bound, the min of upper bounds an upper bound).
   certified bounds is wrong, an InternalError — never clipped (#10 item 9);
 * `fallback_upper`: the composed-Gaussian bound (pld.summed_gaussian, F8, F13) as the upper end of ε where the
   upper PLD gives none (+inf);
+* `budget_decides`: whether an upper PLD's absolute float budget, not the mechanism, decides its ε (the caller
+  rebuilds in the tail-accurate mode, whose errors are relative);
 * `best_level`: an explicit exp-grid step h (`--grid-step`): each end is the best over the dyadic chain h, 2h,
   4h, … up to CHAIN_TOP times the automatic step (`coarser_steps`; lower: max, upper: min). A contraction onto
   grid h is not one onto h/2 (grid-point class means do not nest; docs/pld.md), so one grid's ends can move
@@ -22,6 +24,9 @@ from ...config import Config
 from ...errors import InternalError
 from . import summed_gaussian
 
+#: an upper ε moved by more than this (relative) by the float budget asks for the tail-accurate rebuild: 1 % of δ
+#: as the trigger doubled the time of cells it moved by 5e-5 (σ = 0.7, t = 10³, E = 100: 7.9 → 21.4 s)
+BUDGET_MOVE = 2e-3
 #: the chain's coarsest step, in units of the automatic exp-grid step (coarser levels cost less and say little)
 CHAIN_TOP = 4.0
 
@@ -90,3 +95,14 @@ def fallback_upper(config: Config, target: float, notes: list) -> float:
     notes.append("upper end from the composed Gaussian bound (post-processing of the k·E steps an element joins, "
                  "F8, F13): the upper PLD gives none at this delta")
     return composed
+
+
+def budget_decides(uppers: list, target: float) -> bool:
+    """True when some upper PLD's ε(target) with its float budget exceeds the one without it by more than
+    BUDGET_MOVE (relative), or only the budgeted one is +inf (σ = 0.7, t = 10³, k = 4, E = 100, δ = 1e-5: the add
+    budget 1.4e-5 > δ left the composed-Gaussian fallback, 529, as the upper end; rebuilt, 18.695)."""
+    for upper in uppers:
+        bare = replace(upper, float_error=0.0).epsilon(target)
+        if math.isfinite(bare) and not upper.epsilon(target) <= bare + BUDGET_MOVE * abs(bare):
+            return True
+    return False
