@@ -53,3 +53,15 @@ def test_number_text_beyond_the_exponent_range_is_refused_at_once(flag, value):
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
         status = main(argv)
     assert status == 2 and "decimal exponent in [-4000, 1000]" in err.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("value", ["1e308", "1.5"])
+def test_grid_step_above_its_range_is_refused(value):
+    """The exp-grid step is at most tighten.MAX_GRID_STEP = 1 (e^ℓ has mean 1 under Q): 1e308 answered the trivial
+    δ ≤ 1 with exit 0 (hostile-user pass, #13)."""
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        status = main(["delta", "--mechanism", "gaussian", "--sigma", "0.8", "--steps", "5", "--k", "2",
+                       "--epsilon", "0.1", "--method", "pld", "--grid-step", value])
+    lines = err.getvalue().splitlines()
+    assert status == 2 and len(lines) == 1 and "grid" in lines[0] and "(0, 1]" in lines[0], lines

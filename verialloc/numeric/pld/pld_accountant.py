@@ -59,8 +59,9 @@ class Settings:
                 raise InvalidParameter(name, value, "must be a finite number > 0")
         if self.tail >= 1e-3:
             raise InvalidParameter("tail", self.tail, "must lie in (0, 1e-3)")
-        if self.grid_step is not None and not (math.isfinite(self.grid_step) and self.grid_step > 0):
-            raise InvalidParameter("grid_step", self.grid_step, "must be a finite number > 0")
+        h = self.grid_step
+        if h is not None and not (math.isfinite(h) and 0 < h <= tighten.MAX_GRID_STEP):
+            raise InvalidParameter("grid_step", self.grid_step, f"must lie in (0, {tighten.MAX_GRID_STEP:g}]")
 
 
 _SUMMED_NOTE = ("lower bound from the sum of all outputs, a Gaussian with noise multiplier {:.6g} "

@@ -30,6 +30,9 @@ from . import summed_gaussian
 BUDGET_MOVE = 1e-2
 #: the chain's coarsest step, in units of the automatic exp-grid step (coarser levels cost less and say little)
 CHAIN_TOP = 4.0
+#: the coarsest exp-grid step accepted (the single-step ratio e^ℓ has mean 1 under Q: a step of 1 already puts
+#: the bulk of the law in one cell; --grid-step 1e308 answered the trivial δ ≤ 1)
+MAX_GRID_STEP = 1.0
 
 
 def raised(lo: float, hi: float, candidate: float | None, what: str, note: str, config: Config,
@@ -44,9 +47,9 @@ def raised(lo: float, hi: float, candidate: float | None, what: str, note: str, 
 
 
 def coarser_steps(grid_step: float, automatic: float) -> list[float]:
-    """2h, 4h, … while at most CHAIN_TOP·automatic (empty when h is coarser than half of that)."""
+    """2h, 4h, … while at most CHAIN_TOP·automatic and MAX_GRID_STEP (empty when h is coarser than half of that)."""
     out, g = [], 2 * grid_step
-    while g <= CHAIN_TOP * automatic:
+    while g <= min(CHAIN_TOP * automatic, MAX_GRID_STEP):
         out.append(g)
         g *= 2
     return out
