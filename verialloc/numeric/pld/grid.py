@@ -77,18 +77,25 @@ def regrid(pld: PLD, step, bound: str) -> PLD:
         raise InvalidParameter("bound", bound, f"a {pld.bound} PLD can only be regridded in its own direction")
     if pld.losses.size == 0:
         return replace(pld, bound=bound)
-    k = grid_index(pld.losses, step, "up" if bound == "upper" else "down")
-    _grid_size_check(int(k[0]), int(k[-1]), step)
+    losses, masses = onto_grid(pld.losses, pld.masses, step, bound)
+    return replace(pld, losses=losses, masses=masses, bound=bound)
+
+
+def onto_grid(losses: np.ndarray, masses: np.ndarray, step: float, bound: str) -> tuple[np.ndarray, np.ndarray]:
+    """Losses (any order, ties allowed, at least one) rounded onto {k·step} — up for "upper", down for "lower" —
+    and their masses merged per grid point: (increasing grid losses, masses)."""
+    k = grid_index(losses, step, "up" if bound == "upper" else "down")
+    _grid_size_check(int(k.min()), int(k.max()), step)
     uniq, index, counts = np.unique(k, return_inverse=True, return_counts=True)
-    masses = np.bincount(index, weights=pld.masses, minlength=uniq.size)
+    merged = np.bincount(index, weights=masses, minlength=uniq.size)
     # bincount sums each bin sequentially: each bin within γ = (its count − 1)·u of its exact sum (Higham 2002,
     # eq. 4.4; non-negative terms), taken into the masses in the PLD's direction, relative to each (m̂·(1 ± (γ +
     # 2u)), the product's own rounding included): tail masses of 1e-30 keep their accuracy, where an ℓ1 budget
     # of γ·Σ masses (2.2e-15 at ten points a bin) hid every δ below it (#13)
     gamma = (int(counts.max()) - 1) * _U * (1 + 1e-10)
     if gamma > 0:
-        masses = masses * (1 + gamma + 2 * _U if bound == "upper" else 1 - gamma - 2 * _U)
-    return replace(pld, losses=uniq.astype(np.float64) * step, masses=masses, bound=bound)
+        merged = merged * (1 + gamma + 2 * _U if bound == "upper" else 1 - gamma - 2 * _U)
+    return uniq.astype(np.float64) * step, merged
 
 
 def truncate(pld: PLD, tail) -> PLD:

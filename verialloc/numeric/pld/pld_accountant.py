@@ -61,7 +61,7 @@ class Settings:
             raise InvalidParameter("tail", self.tail, "must lie in (0, 1e-3)")
         h = self.grid_step
         if h is not None and not (math.isfinite(h) and 0 < h <= tighten.MAX_GRID_STEP):
-            raise InvalidParameter("grid_step", self.grid_step, f"must lie in (0, {tighten.MAX_GRID_STEP:g}]")
+            raise InvalidParameter("grid_step", h, f"must lie in (0, {tighten.MAX_GRID_STEP:g}]")
 
 
 _SUMMED_NOTE = ("lower bound from the sum of all outputs, a Gaussian with noise multiplier {:.6g} "

@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from ..compose import self_compose
-from ..grid import grid_index, truncate
+from ..grid import onto_grid, truncate
 from ..pld import PLD
 
 _U = np.finfo(float).eps / 2
@@ -53,8 +53,8 @@ class EpochProduct:
 
 
 def _lower_pld(a: np.ndarray, b: np.ndarray, step: float) -> tuple[PLD, float]:
-    """LOWER PLD of the measure pair (a, b): a-masses at ln(a/b) rounded down onto {k·step}, +inf where b = 0
-    (masses summed per grid point and scaled down by the sums' rounding, as grid.regrid); and max |loss|."""
+    """LOWER PLD of the measure pair (a, b): a-masses at ln(a/b) rounded down onto {k·step} (grid.onto_grid), +inf
+    where b = 0; and max |loss|."""
     finite = (a > 0) & (b > 0)
     inf_mass = math.fsum(a[(a > 0) & (b == 0)]) * (1 - 2 * _U)
     la, lb = np.log(a[finite]), np.log(b[finite])
@@ -62,10 +62,5 @@ def _lower_pld(a: np.ndarray, b: np.ndarray, step: float) -> tuple[PLD, float]:
     losses = losses - 4 * _U * (np.abs(la) + np.abs(lb) + np.abs(losses))
     if losses.size == 0:
         return PLD(np.empty(0), np.empty(0), inf_mass=inf_mass, bound="lower"), 0.0
-    k = grid_index(losses, step, "down")
-    uniq, index, counts = np.unique(k, return_inverse=True, return_counts=True)
-    masses = np.bincount(index, weights=a[finite], minlength=uniq.size)
-    gamma = (int(counts.max()) - 1) * _U * (1 + 1e-10)
-    masses = masses * (1 - gamma - 2 * _U)
-    span = float(np.max(np.abs(losses)))
-    return PLD(uniq.astype(np.float64) * step, masses, inf_mass=inf_mass, bound="lower"), span
+    grid_losses, masses = onto_grid(losses, a[finite], step, "lower")
+    return PLD(grid_losses, masses, inf_mass=inf_mass, bound="lower"), float(np.max(np.abs(losses)))
