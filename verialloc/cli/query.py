@@ -97,7 +97,10 @@ def _knobs(method: str, given: dict) -> dict:
         return out
     from ..numeric.pld.pld_accountant import Settings
     knobs = {k: v for k, v in given.items() if k in PLD_KNOBS}
-    settings = Settings(**{k: as_float(k.replace("_", "-"), v, positive) for k, v in knobs.items()})
+    try:
+        settings = Settings(**{k: as_float(k.replace("_", "-"), v, positive) for k, v in knobs.items()})
+    except InvalidParameter as e:  # name the flag as typed (--grid-step), not the keyword (grid_step)
+        raise InvalidParameter(e.name.replace("_", "-"), given.get(e.name, e.value), e.valid) from None
     if method == "analytic":
         from ..numeric.analytic import Options
         return {"options": Options(pld=settings)} if given else {}
