@@ -235,3 +235,12 @@ def test_gaussian_composition_brackets_f13_and_is_tight(config, query, value, mo
     exact = getattr(api, query)(config, value, method="exact", digits=20)
     assert got.lower <= exact.lower and exact.upper <= got.upper
     assert got.upper - got.lower <= 1e-6 * max(abs(exact.upper), 1e-3)
+
+
+def test_accuracy_note_of_a_delta_query_names_the_computed_upper_delta():
+    """A δ query has no target δ: its accuracy note compares the budget with the computed upper δ and says so
+    (it read "exceeds 1% of delta=3.4e-15", as if 3.4e-15 had been asked; hostile-user pass, #13)."""
+    config = Config(mechanism=Gaussian(1), scheme="poisson", steps=4, rate=Fraction(1, 100))
+    b = api.delta(config, 8, direction="remove", method="pld")
+    notes = [n for n in b.details["notes"] if n.startswith("accuracy")]
+    assert notes and all(f"of the upper delta={float(b.upper):.6g}" in n for n in notes), notes

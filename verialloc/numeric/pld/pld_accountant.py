@@ -341,15 +341,18 @@ def _tail_for(settings: Settings, target: float, config: Config) -> Settings:
 
 
 def _accuracy_notes(upper: PLD, delta: float, eps_upper: float | None) -> list[str]:
-    """Say when a budget, not the mechanism, limits the upper bound (never a silent floor)."""
+    """Say when a budget, not the mechanism, limits the upper bound (never a silent floor). `delta` is the target
+    of an ε query (eps_upper given) or the computed upper end of a δ query (eps_upper None), named as such."""
     notes = []
+    what = "delta" if eps_upper is not None else "the upper delta"
     if eps_upper is not None and math.isinf(eps_upper) and eps_upper > 0:
         notes.append(f"accuracy not met: the upper PLD gives no finite epsilon at delta={delta:g}; its +inf atom "
                      f"({upper.inf_mass:.3g}) or float64 budget ({upper.float_error:.3g}) exceeds delta")
     elif delta > 0 and upper.float_error > 1e-2 * delta:
-        notes.append(f"accuracy not met: float64 budget {upper.float_error:.3g} exceeds 1% of delta={delta:g}")
+        notes.append(f"accuracy not met: float64 budget {upper.float_error:.3g} exceeds 1% of {what}={delta:g}")
     elif delta > 0 and upper.inf_mass > 1e-2 * delta and upper.truncated > 1e-2 * delta:
-        notes.append(f"accuracy limited: truncated mass {upper.truncated:.3g} counted at +inf exceeds 1% of delta={delta:g}")
+        notes.append(f"accuracy limited: truncated mass {upper.truncated:.3g} counted at +inf exceeds 1% of "
+                     f"{what}={delta:g}")
     return notes
 
 
