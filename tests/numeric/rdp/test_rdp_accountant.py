@@ -54,10 +54,12 @@ def brute_force_k_allocation_rdp(p, q, steps: int, k: int, alpha: int) -> mp.mpf
     return bf.renyi(*bf.allocation(p, q, steps, k), alpha)
 
 
-@given(probability_pairs(max_atoms=3, max_weight=4), st.sampled_from([(4, 2), (5, 2), (6, 3), (3, 3)]), st.integers(2, 12))
+@given(probability_pairs(max_atoms=3, max_weight=4), st.sampled_from([(4, 2), (5, 2), (6, 3), (3, 3), (7, 3), (5, 3)]),
+       st.integers(2, 12))
 @settings(max_examples=12)
 def test_k_allocation_bracket_contains_brute_force(pq, tk, alpha):
-    """I35 in RDP form: E·R(A_{t,1}) <= R(A_{t,k}) <= k·R(A_{⌊t/k⌋}) (F27 + F21; [004] Lemma D.1)."""
+    """I35 in RDP form: E·R(A_{t,1}) <= R(A_{t,k}) <= (k − r)·R(A_{⌊t/k⌋}) + r·R(A_{⌈t/k⌉}), r = t mod k (F27 with
+    unequal blocks, F27u + F21; [004] Lemma D.1)."""
     steps, k = tk
     bracket = ra.rdp(Config(DiscretePair(*pq), steps=steps, k=k), alpha)
     exact = brute_force_k_allocation_rdp(*pq, steps, k, alpha)
@@ -65,6 +67,23 @@ def test_k_allocation_bracket_contains_brute_force(pq, tk, alpha):
         assert mp.isinf(bracket.upper)
         return
     assert bracket.lower <= exact * (1 + REF_RTOL) and exact <= bracket.upper * (1 + REF_RTOL)
+
+
+@given(mechanisms, st.integers(2, 3000), st.integers(2, 9), st.integers(1, 3), st.integers(2, 40))
+@settings(max_examples=20)
+def test_k_allocation_upper_is_the_unequal_block_composition(mech, steps, k, epochs, alpha):
+    """k > 1: the upper end is the exact RDP of k − r blocks of ⌊t/k⌋ and r of ⌈t/k⌉ steps, E epochs (F27u, F21),
+    within its float budget — not k·R(A_{⌊t/k⌋}), which is larger when r > 0 (R is decreasing in t)."""
+    k = min(k, steps)
+    block, r = divmod(steps, k)
+    with mp.workdps(40):
+        blocks = ((k - r) * allocation_rdp(mech, block, alpha, digits=25)
+                  + r * allocation_rdp(mech, block + 1, alpha, digits=25)) * epochs
+    upper = ra.rdp(Config(mech, steps=steps, k=k, epochs=epochs), alpha).upper
+    if mp.isinf(blocks):
+        assert mp.isinf(upper)
+        return
+    assert blocks <= upper <= blocks * (1 + mp.mpf(10) ** -12) + mp.mpf(10) ** -300
 
 
 @given(st.integers(1, 40).map(lambda i: RandomizedResponse(Fraction(i, 20))) | probability_pairs(max_atoms=3).map(

@@ -1,7 +1,8 @@
 """Method "rdp": float64 Rényi-DP accountant (F55, RDP route) — RDP curves in log space, F18 conversion.
 
 * Allocation, remove direction: R_α of 1-out-of-t allocation (F38/E3/E5, generating function in log space);
-  k > 1 by the ⌊t/k⌋ reduction composed k times (F27, F21: an upper bound), epochs multiply (F21).
+  k > 1 by F27 with unequal blocks, k − r of ⌊t/k⌋ and r = t mod k of ⌈t/k⌉ steps, composed (F21: an upper
+  bound), epochs multiply (F21).
   Add direction: the sources give no add-direction RDP of allocation (E2; F41/F42 bound δ directly), so
   direction "add" and "both" raise UnsupportedRequest pointing to the pld method.
 * Poisson: remove direction R_α(λP + (1−λ)Q‖Q) by the binomial expansion; add direction R_α(Q‖λP + (1−λ)Q)
@@ -74,7 +75,8 @@ def rdp(config: Config, alpha, digits: int = 30) -> Bracket:
         route = "alpha in (1, 2): R_alpha <= R_2 (convexity, ln D_1 = 0)" if a < 2 else "F20 chord between integer orders"
     notes = [route, FLOAT_NOTE]
     if config.scheme == "allocation" and config.k > 1:
-        notes.append("k > 1: upper k * R(floor(t/k)) (F27, F21); lower from k = 1 (monotone in k, [004] Lemma D.1)")
+        notes.append("k > 1: upper (k - r) * R(floor(t/k)) + r * R(ceil(t/k)), r = t mod k (F27 with unequal blocks, "
+                     "F21); lower from k = 1 (monotone in k, [004] Lemma D.1)")
     details = {"alpha": int(a) if a.denominator == 1 else float(a), "notes": notes}
     return Bracket("rdp", mp.mpf(min(lo, hi)), mp.mpf(hi), METHOD, "remove", "bound", details)
 
@@ -144,7 +146,9 @@ def _curve(config: Config, direction: str, n: int, rate_side: str = "up") -> Rdp
     if config.scheme == "allocation":
         if direction != "remove":
             raise UnsupportedRequest("direction", direction, _NO_ADD)
-        return allocation_rdp_curve(mech, config.steps // config.k, n).scaled(config.k * config.epochs)
+        block, r = divmod(config.steps, config.k)  # F27 with unequal blocks: k − r of ⌊t/k⌋ steps, r of ⌈t/k⌉
+        curve = allocation_rdp_curve(mech, block, n).scaled((config.k - r) * config.epochs)
+        return curve.plus(allocation_rdp_curve(mech, block + 1, n).scaled(r * config.epochs)) if r else curve
     factor = config.steps * config.epochs
     rate = min(float_up(config.rate), 1.0) if rate_side == "up" else float_down(config.rate)
     if direction == "remove":
