@@ -49,6 +49,9 @@ class _Variable:
         self.inf_mass = law.p_inf if self.remove else law.q_neg_inf
         #: mass of the second distribution at X = −inf (remove: Q(P = 0); add: P(Q = 0))
         self.second_neg_inf = law.q_neg_inf if self.remove else law.p_inf
+        #: finite masses of the first and second distribution, from the law (never 1 − a singular mass near 1)
+        self.first_total, self.second_total = ((law.finite_p(), law.finite_q()) if self.remove
+                                               else (law.finite_q(), law.finite_p()))
 
     def atom(self, x: np.ndarray, masses: np.ndarray | None = None) -> np.ndarray:
         masses = self.masses if masses is None else masses
@@ -177,8 +180,8 @@ class _Cells:
 def _pair(var: _Variable, edges: np.ndarray) -> tuple[_Cells, _Cells]:
     """Cells of the first (remove: P, add: Q) and the second distribution of the view."""
     rtol = np.asarray(var.law.eval_rtol(edges if var.remove else -edges), float)
-    first = _Cells(var.le, var.gt, var.atom(edges), edges, 1.0 - var.inf_mass, rtol, var.law.eval_abs)
-    second = _Cells(var.le2, var.gt2, var.atom(edges, var.second_masses), edges, 1.0 - var.second_neg_inf, rtol,
+    first = _Cells(var.le, var.gt, var.atom(edges), edges, var.first_total, rtol, var.law.eval_abs)
+    second = _Cells(var.le2, var.gt2, var.atom(edges, var.second_masses), edges, var.second_total, rtol,
                     var.law.eval_abs)
     return first, second
 

@@ -46,6 +46,15 @@ class LossLaw(ABC):
     def eval_rtol(self, y) -> np.ndarray:
         """Relative part of the accuracy contract at losses y (array)."""
 
+    def finite_p(self) -> float:
+        """P(ℓ < inf), within the contract: 1 − p_inf here; a law whose p_inf may round to 1 while a finite mass
+        remains overrides it with a direct sum (P = (1e-20, 1 − 1e-20), Q = (1, 0): 1 − p_inf is 0, not 1e-20)."""
+        return 1.0 - self.p_inf
+
+    def finite_q(self) -> float:
+        """Q(ℓ > −inf), as finite_p."""
+        return 1.0 - self.q_neg_inf
+
     def log_slope(self, y) -> np.ndarray:
         """A bound on |d ln F/dy| for the four functions F at y (how an error in y moves them relatively); +inf
         where unbounded. Finite atoms do not count: their membership is decided by exact comparison."""
@@ -233,6 +242,7 @@ class FiniteLoss(LossLaw):
         self._p = np.bincount(index, weights=pm, minlength=uniq.size)
         self._q = np.bincount(index, weights=qm, minlength=uniq.size)
         self._cp, self._cq = _exact_cumsum(self._p), _exact_cumsum(self._q)
+        self._finite = (_exact_sum(self._p), _exact_sum(self._q))
         self._sp = np.concatenate([_exact_cumsum(self._p[::-1])[::-1][1:], [0.0]])
         self._sq = np.concatenate([_exact_cumsum(self._q[::-1])[::-1][1:], [0.0]])
         # every float mass is within u of the exact one (or, underflowed, within TINY/2): a table value is the
@@ -258,10 +268,17 @@ class FiniteLoss(LossLaw):
         return self._at(self._cq, y, 0.0)
 
     def sf_p(self, y):
-        return self._at(self._sp, y, float(np.sum(self._p)))
+        return self._at(self._sp, y, self._finite[0])
 
     def sf_q(self, y):
-        return self._at(self._sq, y, float(np.sum(self._q)))
+        return self._at(self._sq, y, self._finite[1])
+
+    def finite_p(self) -> float:
+        """The exact sum of the finite atoms' P-masses, rounded once (not 1 − p_inf)."""
+        return self._finite[0]
+
+    def finite_q(self) -> float:
+        return self._finite[1]
 
     def support(self):
         if self._values.size == 0:

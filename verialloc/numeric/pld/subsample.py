@@ -59,6 +59,14 @@ class SubsampledLoss(LossLaw):
         self._images = subsampled_loss(self._base_values, self.lam)
         self.eval_abs = law.eval_abs * 2
 
+    def finite_p(self) -> float:
+        """P_λ(ℓ_λ < inf) = λ·P(ℓ < inf) + (1 − λ)·Q(everything): the base's finite mass, not 1 − λ·p_inf."""
+        return self.lam * self.base.finite_p() + (1.0 - self.lam)
+
+    def finite_q(self) -> float:
+        """Q(ℓ_λ > −inf): the base's finite mass plus the atom moved to ln(1 − λ)."""
+        return self.base.finite_q() + self.low_atom
+
     def _inverse(self, y) -> np.ndarray:
         """φ_λ(y), nudged so that the base atoms with g_λ(v) ≤ y are exactly those with v ≤ φ_λ(y)."""
         y = np.asarray(y, dtype=np.float64)

@@ -249,9 +249,9 @@ def default_grid_step(law: LossLaw, steps: int, *, tail: float = TAIL) -> float:
 def _layout(law: LossLaw, t: int, tail: float, epsilon_max: float, grid_step, max_points: int) -> _Layout:
     """Offset, step h and windows of `allocation` (arguments as there, already checked)."""
     offset, span = _support(law)
-    mean = 1.0 - law.p_inf - offset
+    mean = law.finite_p() - offset
     second, x_tail = _moments(law, tail)
-    second = max(second + offset * offset - 2 * offset * (1.0 - law.p_inf), 0.0)  # E[(X − o)²]
+    second = max(second + offset * offset - 2 * offset * law.finite_p(), 0.0)  # E[(X − o)²]
     warnings = []
     if grid_step is None:
         h = _default_step(second - mean * mean, t, span)

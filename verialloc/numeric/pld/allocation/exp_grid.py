@@ -81,7 +81,7 @@ def _cells(law: LossLaw, edges: np.ndarray):
         y = np.log(edges)
     out, error, head = [], np.zeros(edges.size - 1), 0.0
     rtol = np.asarray(law.eval_rtol(y), float)
-    for cdf, sf, total in ((law.cdf_q, law.sf_q, 1.0 - law.q_neg_inf), (law.cdf_p, law.sf_p, 1.0 - law.p_inf)):
+    for cdf, sf, total in ((law.cdf_q, law.sf_q, law.finite_q()), (law.cdf_p, law.sf_p, law.finite_p())):
         lo, hi = np.asarray(cdf(y), float), np.asarray(sf(y), float)
         low = lo <= hi  # monotone: True on a prefix
         lo_c, hi_c, low_l, low_r = lo[:-1], hi[1:], low[:-1], low[1:]
