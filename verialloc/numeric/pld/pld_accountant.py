@@ -38,7 +38,7 @@ from .grid import regrid, truncate
 from .loss_law import gaussian_composition_law, loss_law
 from .pld import PLD
 from . import summed_gaussian, tighten
-from .subsample import SubsampledLoss
+from .subsample import subsampled_law
 
 METHOD = "pld"
 
@@ -84,20 +84,20 @@ def plds(config: Config, settings: Settings = Settings(), *, epsilon_max: float 
     delta_floor: δ values down to it keep relative accuracy in the allocation (tail-accurate mode)."""
     law = loss_law(config.mechanism)
     tick = progress or (lambda stage: None)
-    notes: list[str] = []
-    out: dict = {}
+    notes, out = [], {}
     every_step = config.rate == 1 if config.scheme == "poisson" else config.k == config.steps
     composed = isinstance(config.mechanism, Gaussian) and every_step
     if config.scheme == "poisson" or composed:
         if composed:  # F13: t·E Gaussian steps that all hold the element are one Gaussian step of μ = tE/(2σ²)
-            sub, copies = gaussian_composition_law(config.mechanism, config.steps * config.epochs), 1
-        else:
-            sub = SubsampledLoss(law, float(config.rate)) if config.rate != 1 else law
+            gauss = gaussian_composition_law(config.mechanism, config.steps * config.epochs)
+            subs, copies = {"upper": gauss, "lower": gauss}, 1
+        else:  # the rate rounded up for the upper, down for the lower PLDs (I6)
+            subs = {b: subsampled_law(law, config.rate, b) for b in ("upper", "lower")}
             copies = config.steps * config.epochs
         for d in ("remove", "add"):
             for b in ("upper", "lower"):
                 tick(f"{config.scheme} {d} {b}")
-                single = discretize_pair(sub, d, settings.loss_step, settings.tail, b)
+                single = discretize_pair(subs[b], d, settings.loss_step, settings.tail, b)
                 out[d, b] = self_compose(single, copies, settings.tail, settings.loss_step)
         out["notes"] = notes
         return out
