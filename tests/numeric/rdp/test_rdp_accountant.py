@@ -4,7 +4,7 @@ from fractions import Fraction
 
 import mpmath as mp
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from verialloc import Config, api
@@ -70,6 +70,7 @@ def test_k_allocation_bracket_contains_brute_force(pq, tk, alpha):
 
 
 @given(mechanisms, st.integers(2, 3000), st.integers(2, 9), st.integers(1, 3), st.integers(2, 40))
+@example(DiscretePair([0, 1], [1, 0]), 2, 2, 1, 2)  # disjoint supports, r = 0: seed-245 run of #10
 @settings(max_examples=20)
 def test_k_allocation_upper_is_the_unequal_block_composition(mech, steps, k, epochs, alpha):
     """k > 1: the upper end is the exact RDP of k − r blocks of ⌊t/k⌋ and r of ⌈t/k⌉ steps, E epochs (F27u, F21),
@@ -77,8 +78,8 @@ def test_k_allocation_upper_is_the_unequal_block_composition(mech, steps, k, epo
     k = min(k, steps)
     block, r = divmod(steps, k)
     with mp.workdps(40):
-        blocks = ((k - r) * allocation_rdp(mech, block, alpha, digits=25)
-                  + r * allocation_rdp(mech, block + 1, alpha, digits=25)) * epochs
+        blocks = sum(n * allocation_rdp(mech, size, alpha, digits=25) for n, size in ((k - r, block), (r, block + 1))
+                     if n) * epochs  # a count of 0 adds nothing (0·inf would be nan)
     upper = ra.rdp(Config(mech, steps=steps, k=k, epochs=epochs), alpha).upper
     if mp.isinf(blocks):
         assert mp.isinf(upper)
