@@ -5,7 +5,7 @@ import math
 
 import mpmath as mp
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from verialloc.errors import InvalidParameter, UnsupportedRequest
 from verialloc.exact.rdp import allocation_rdp
@@ -42,11 +42,12 @@ def test_order_two_closed_form(sigma, n):
 
 
 @given(st.floats(0.2, 20), st.integers(1, 10**5), st.integers(2, 25))
+@example(5.866561150876108, 1, 2)
 def test_corollary_1_unshuffled_bound(sigma, n, order):
     """F57 ([001] Cor 1): ε(λ) <= λ/(2σ²), strictly for n >= 2 when the gap is resolvable in float64."""
     value, bound = sh.shuffle_gaussian_rdp(sigma, n, order), sh.gaussian_rdp(sigma, order)
     assert value <= bound * (1 + 1e-12)
-    assert bound == order / (2 * sigma**2)
+    assert bound == pytest.approx(order / (2 * sigma**2), rel=1e-15)  # σ·σ and σ**2 may round apart (seed 246)
     if n >= 2 and sigma < 5:
         assert value < bound
 
