@@ -4,9 +4,10 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from verialloc import Config, api
 from verialloc.errors import InvalidParameter, UnsupportedRequest
 from verialloc.exact.quadrature import poisson_delta_quadrature
 from verialloc.mechanisms import DiscretePair, Gaussian, Laplace
@@ -204,3 +205,30 @@ def test_rate_one_keeps_the_minus_infinity_atom():
     sub = SubsampledLoss(law, 1.0)
     assert law.q_neg_inf == 0.25
     assert sub.q_neg_inf == 0.25 and sub.low == -np.inf
+
+
+@given(st.one_of(st.floats(1e-320, 1e-12), st.integers(17, 320).map(lambda e: 10.0 ** -e),
+                 st.floats(1e-12, 1.0, exclude_max=True)),
+       st.one_of(st.floats(700, 1e5), st.sampled_from([700.0, 701.0, 736.0, 745.2, 1e300, np.inf])))
+@settings(max_examples=60)
+def test_loss_map_beyond_700_for_tiny_rates(lam, x):
+    """g_λ(x) for x > 700 against 60 digits, tiny λ included: x + log1p((1−λ)·expm1(−x)) was −inf for λ ≲ 1e-16
+    (1 − λ rounds to 1), so a Poisson pld at λ = 1e-300 on a pair with a loss of 736 crossed its bounds."""
+    got = float(subsampled_loss(np.array([x]), lam)[0])
+    if np.isinf(x):
+        assert got == np.inf
+        return
+    with mp.workdps(60):
+        ref = mp.log(1 + mp.mpf(lam) * mp.expm1(mp.mpf(x)))
+    assert got == pytest.approx(float(ref), rel=1e-13)
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_tiny_rate_with_a_loss_beyond_700_brackets_the_exact_epsilon(direction):
+    """λ = 1e-300, loss ln(0.5·10³²⁰) = 736: remove crossed its bounds, add's lower end exceeded the exact ε."""
+    rate = "1e-300"
+    mech = DiscretePair([Fraction(1, 2), Fraction(1, 2)], [Fraction(1, 10**320), 1 - Fraction(1, 10**320)])
+    config = Config(mech, scheme="poisson", steps=1, rate=rate)
+    exact = api.epsilon(config, "0.1", direction=direction, method="exact", digits=15)
+    got = api.epsilon(config, "0.1", direction=direction, method="pld")
+    assert got.lower <= exact.upper and exact.lower <= got.upper, (float(got.lower), float(exact.lower))

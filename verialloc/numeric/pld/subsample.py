@@ -40,11 +40,14 @@ def subsampled_law(law: LossLaw, rate, bound: str) -> LossLaw:
 
 
 def subsampled_loss(x, lam: float) -> np.ndarray:
-    """g_λ(x) = ln(1 + λ(e^x − 1)) (F47), stable for every x in [−inf, inf]; g_λ(−inf) = ln(1−λ)."""
+    """g_λ(x) = ln(1 + λ(e^x − 1)) (F47), stable for every x in [−inf, inf]; g_λ(−inf) = ln(1−λ).
+    Beyond x = 700: x + ln(λ + (1−λ)e^{−x}) as a log-sum-exp — as x + log1p((1−λ)·expm1(−x)) it was
+    x + log1p(−1) = −inf for λ ≲ 1e-16, where 1 − λ rounds to 1 (λ = 1e-300, loss 736)."""
     x = np.asarray(x, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         direct = np.log1p(lam * np.expm1(np.minimum(x, 700.0)))  # accurate wherever e^x does not overflow
-        large = x + np.log1p((1.0 - lam) * np.expm1(-np.maximum(x, 700.0)))
+        big = np.maximum(x, 700.0)
+        large = big + np.logaddexp(np.log(lam), np.log1p(-lam) - big)
     return np.where(x <= 700.0, direct, large)
 
 
