@@ -232,3 +232,15 @@ def test_tiny_rate_with_a_loss_beyond_700_brackets_the_exact_epsilon(direction):
     exact = api.epsilon(config, "0.1", direction=direction, method="exact", digits=15)
     got = api.epsilon(config, "0.1", direction=direction, method="pld")
     assert got.lower <= exact.upper and exact.lower <= got.upper, (float(got.lower), float(exact.lower))
+
+
+@given(st.one_of(st.integers(1, 52).map(lambda e: 1 - 2.0 ** -e), st.floats(0.5, 1.0, exclude_max=True)),
+       st.one_of(st.floats(-1e4, -0.1), st.sampled_from([-46.05170185988091, -36.7368005696771, -0.7])))
+@settings(max_examples=60)
+def test_loss_map_where_one_plus_lambda_expm1_cancels(lam, x):
+    """λ near 1, x ≪ 0: g_λ(x) = ln((1−λ) + λe^x) to 1e-14 (through log1p(λ·expm1(x)), λ = 1 − 2⁻⁵³ at x = −46.05
+    lost λe^x = 1e-20 beside 1 − λ = 1.1e-16, a loss 1e-4 off)."""
+    got = float(subsampled_loss(np.array([x]), lam)[0])
+    with mp.workdps(80):  # 1 − λ is exact here (λ a float in [1/2, 1))
+        ref = mp.log((1 - mp.mpf(lam)) + mp.mpf(lam) * mp.exp(mp.mpf(x)))
+    assert got == pytest.approx(float(ref), rel=1e-14)

@@ -42,13 +42,16 @@ def subsampled_law(law: LossLaw, rate, bound: str) -> LossLaw:
 def subsampled_loss(x, lam: float) -> np.ndarray:
     """g_λ(x) = ln(1 + λ(e^x − 1)) (F47), stable for every x in [−inf, inf]; g_λ(−inf) = ln(1−λ).
     Beyond x = 700: x + ln(λ + (1−λ)e^{−x}) as a log-sum-exp — as x + log1p((1−λ)·expm1(−x)) it was
-    x + log1p(−1) = −inf for λ ≲ 1e-16, where 1 − λ rounds to 1 (λ = 1e-300, loss 736)."""
+    x + log1p(−1) = −inf for λ ≲ 1e-16, where 1 − λ rounds to 1 (λ = 1e-300, loss 736).
+    Where g < −1/2 (1 + λ(e^x − 1) cancels: λ near 1, x ≪ 0) it is ln((1−λ) + λe^x), also a log-sum-exp: through
+    log1p, λ = 1 − 2⁻⁵³ lost the λe^x = 1e-20 next to 1 − λ = 1.1e-16 (a loss 1e-4 off)."""
     x = np.asarray(x, dtype=np.float64)
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         direct = np.log1p(lam * np.expm1(np.minimum(x, 700.0)))  # accurate wherever e^x does not overflow
+        small = np.logaddexp(np.log1p(-lam), np.log(lam) + np.minimum(x, 700.0))
         big = np.maximum(x, 700.0)
         large = big + np.logaddexp(np.log(lam), np.log1p(-lam) - big)
-    return np.where(x <= 700.0, direct, large)
+    return np.where(x <= 700.0, np.where(direct > -0.5, direct, small), large)
 
 
 def subsampled_inverse(y, lam: float) -> np.ndarray:
