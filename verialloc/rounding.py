@@ -101,7 +101,7 @@ def _raw_fraction(raw) -> Fraction:
 
 
 def _enclose(fn, x) -> tuple[Fraction, Fraction]:
-    """(lower, upper) Fractions enclosing fn(x) for a rational x with |x| >= 2^-30 (or 0): the interval endpoints
+    """(lower, upper) Fractions enclosing fn(x) for a rational x with |x| >= 2^-30: the interval endpoints
     of fn(X), X an interval containing x, each moved outward by _WIDEN of its magnitude (module docstring)."""
     old = mp.iv.prec
     mp.iv.prec = _PREC

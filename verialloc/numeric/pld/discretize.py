@@ -37,8 +37,9 @@ class _Variable:
 
     le(x) = Pr[X ≤ x], lt(x) = Pr[X < x], gt(x) = Pr[x < X < inf], ge(x) = Pr[x ≤ X < inf]; the law's
     CDFs are right-continuous, so one-sided limits at atoms use the law's atoms (exact value match).
-    le2 / gt2 and second_neg_inf: the same for the second distribution of the direction's pair (Q for remove,
-    P for add), under which X may be −inf but never +inf.
+    le2 / gt2: the same for the second distribution of the direction's pair (Q for remove, P for add), under
+    which X may be −inf but never +inf. first_total / second_total: the finite masses of the two, from the law
+    (LossLaw.finite_p/finite_q; never 1 − a singular mass near 1).
     """
 
     def __init__(self, law: LossLaw, direction: str):
@@ -47,9 +48,6 @@ class _Variable:
         self.values, self.masses = (values, p_masses) if self.remove else (-values[::-1], q_masses[::-1])
         self.second_masses = q_masses if self.remove else p_masses[::-1]
         self.inf_mass = law.p_inf if self.remove else law.q_neg_inf
-        #: mass of the second distribution at X = −inf (remove: Q(P = 0); add: P(Q = 0))
-        self.second_neg_inf = law.q_neg_inf if self.remove else law.p_inf
-        #: finite masses of the first and second distribution, from the law (never 1 − a singular mass near 1)
         self.first_total, self.second_total = ((law.finite_p(), law.finite_q()) if self.remove
                                                else (law.finite_q(), law.finite_p()))
 

@@ -47,10 +47,11 @@ def subsampled_loss(x, lam: float) -> np.ndarray:
     log1p, λ = 1 − 2⁻⁵³ lost the λe^x = 1e-20 next to 1 − λ = 1.1e-16 (a loss 1e-4 off)."""
     x = np.asarray(x, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        direct = np.log1p(lam * np.expm1(np.minimum(x, 700.0)))  # accurate wherever e^x does not overflow
-        small = np.logaddexp(np.log1p(-lam), np.log(lam) + np.minimum(x, 700.0))
-        big = np.maximum(x, 700.0)
-        large = big + np.logaddexp(np.log(lam), np.log1p(-lam) - big)
+        log_lam, log_keep = np.log(lam), np.log1p(-lam)  # ln λ, ln(1 − λ)
+        capped, big = np.minimum(x, 700.0), np.maximum(x, 700.0)
+        direct = np.log1p(lam * np.expm1(capped))  # accurate wherever e^x does not overflow
+        small = np.logaddexp(log_keep, log_lam + capped)
+        large = big + np.logaddexp(log_lam, log_keep - big)
     return np.where(x <= 700.0, np.where(direct > -0.5, direct, small), large)
 
 

@@ -72,10 +72,10 @@ class RdpCurve:
         """RDP of the composition of the two mechanisms (F21), same orders: values added (one rounding, relative
         <= u; both >= 0), so |R − sum| <= (max rel_err + u)·sum + the abs_err's (their sum rounded up); the stored
         sum is within u of the true one, which the (1 + 8u) inflation covers."""
-        if self.values.size != other.values.size:
-            raise ValueError("RdpCurve.plus: curves over different orders")
-        errs = [e for e in (self.abs_err, other.abs_err) if e is not None]
-        abs_err = round_up(errs[0] + errs[1]) if len(errs) == 2 else (errs[0] if errs else None)
+        if self.abs_err is None or other.abs_err is None:
+            abs_err = other.abs_err if self.abs_err is None else self.abs_err
+        else:
+            abs_err = round_up(self.abs_err + other.abs_err)
         rel = (np.maximum(self.rel_err, other.rel_err) + U) * (1 + 8 * U)
         return RdpCurve(self.values + other.values, rel, abs_err)
 
