@@ -14,8 +14,9 @@ import mpmath as mp
 from ...config import Config
 from ...mechanisms import Gaussian
 from ...mechanisms.gaussian import gaussian_delta
+from ...rounding import float_up
 from .base import BoundValue, Options, not_applicable
-from .poisson_profile import blocks, float_up, up
+from .poisson_profile import blocks, up
 
 NAME = "direct_add"
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from ...config import Config
 from ...mechanisms import Mechanism
+from ...rounding import float_up
 from ..pld.pld_accountant import Settings
 from ..pld.compose import self_compose
 from ..pld.discretize import discretize_pair
@@ -32,12 +33,6 @@ ROUND_UP = 1e-12
 def up(x: float) -> float:
     """x rounded up by a relative ROUND_UP (covers the float64 arithmetic done on top of sound ingredients)."""
     return x + abs(x) * ROUND_UP + 1e-300 if x > 0 else x
-
-
-def float_up(x) -> float:
-    """An mpf as the nearest float ≥ it (a tiny positive value never becomes 0)."""
-    f = float(x)
-    return math.nextafter(f, math.inf) if mp.mpf(f) < x else f
 
 
 def blocks(config: Config) -> tuple[int, int]:
