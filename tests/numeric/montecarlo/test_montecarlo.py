@@ -4,6 +4,8 @@ References: the exact layer (F13 closed form at t = 1, quadrature at t = 2 — �
 bracket at t = 100 / 1000 (an interval estimate must overlap it), and the proved summand bounds of the
 importance-sampling proposals (every draw must respect them, else the Bernstein interval is void).
 """
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -167,9 +169,11 @@ def test_bad_inputs(call, name):
     assert err.value.name == name
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")
 def test_epsilon_beyond_the_search_cap_is_an_interval_not_a_crash():
     """Found by `verialloc fuzz`: σ = 0.003, t = 1, δ = 0.5 (true ε ≈ 55554.6, beyond EPS_CAP) made the shift search
-    evaluate inf − inf; the interval must contain the exact value instead (statistical, +inf upper allowed)."""
+    evaluate inf − inf; the interval must contain the exact value instead (statistical, +inf upper allowed). The
+    infinite reference ε must not even yield an infinite proposal shift (a RuntimeWarning here fails)."""
     from verialloc import api
     from verialloc.config import Config
     from verialloc.mechanisms import Gaussian
@@ -177,3 +181,10 @@ def test_epsilon_beyond_the_search_cap_is_an_interval_not_a_crash():
     got = api.epsilon(config, 0.5, direction="remove", method="mc", samples=2000, seed=1)
     exact = api.epsilon(config, 0.5, direction="remove", method="exact")
     assert got.lower <= exact.lower <= got.upper
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_candidate_shifts_are_finite_for_an_infinite_reference(direction):
+    """No ε up to the search cap gives the reference ε = inf: the candidates must stay finite (plain proposal)."""
+    shifts = montecarlo.candidate_shifts(direction, 0.003, 1, math.inf)
+    assert shifts and all(math.isfinite(s) for s in shifts)

@@ -67,7 +67,7 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, *,
             return lambda e: mc.intervals(draws, e, conf)[opts["interval"]][k]
 
         hi = _first_below(side(1), target, eps_min)
-        lo = min(_first_below(side(0), target, eps_min), hi)
+        lo = min(_first_below(side(0), target, eps_min, beyond=EPS_CAP), hi)
         point = _first_below(lambda e: draws.moments(e)[0], target, eps_min)
         stats = {"delta_target": target}
         return _bracket("epsilon", lo, hi, d, draws, point, conf, opts, stats)
@@ -141,14 +141,16 @@ def _draws_for_target(config: Config, d: str, target: float, eps_min: float, opt
     return mc.draw(d, sigma, t, shift, opts["samples"], _rng(opts, d, "main"))
 
 
-def _first_below(fn, target: float, eps_min: float) -> float:
-    """inf{ε ≥ eps_min : fn(ε) ≤ target} for fn non-increasing (bisection to 1e-7; +inf if fn > target up to EPS_CAP)."""
+def _first_below(fn, target: float, eps_min: float, beyond: float = math.inf) -> float:
+    """inf{ε ≥ eps_min : fn(ε) ≤ target} for fn non-increasing (bisection to 1e-7). If fn > target up to EPS_CAP the
+    infimum is only known to be ≥ EPS_CAP: `beyond` is returned, +inf for an upper end and EPS_CAP for a lower one
+    (a lower end of +inf claimed ε = +inf: σ = 0.003, t = 1, δ = 0.5 has ε ≈ 55554.6)."""
     if fn(eps_min) <= target:
         return eps_min
     lo, hi = eps_min, max(eps_min, 0.0) + 1.0
     while fn(hi) > target:
         if hi >= EPS_CAP:
-            return math.inf
+            return beyond
         lo, hi = hi, min(2 * hi, EPS_CAP)
     while hi - lo > 1e-7 * max(1.0, abs(hi)):
         mid = (lo + hi) / 2

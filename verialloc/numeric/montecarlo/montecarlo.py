@@ -59,7 +59,8 @@ def bound_optimal_shift(sigma: float, eps: float) -> float:
 
 def candidate_shifts(direction: str, sigma: float, t: int, eps: float) -> list[float]:
     """Proposal parameters tried on the pilot: plain, bound-optimal, and the tail threshold of the sum (remove) /
-    the exponential tilt matching E[e^ℓ] = e^{−ε} (add)."""
+    the exponential tilt matching E[e^ℓ] = e^{−ε} (add). Only finite ones: an infinite reference ε (no ε up to the
+    search cap) has no tail threshold, and an infinite shift would draw inf − inf."""
     if direction == "remove":
         m_bound = bound_optimal_shift(sigma, eps)
         inner = t * math.expm1(eps) + 1  # e^{ℓ_1} + (t − 1) = t e^ε
@@ -67,7 +68,7 @@ def candidate_shifts(direction: str, sigma: float, t: int, eps: float) -> list[f
         cands = [1.0, m_bound, max(1.0, m_tail), math.sqrt(m_bound * max(1.0, m_tail))]
     else:
         cands = [0.0, max(0.0, sigma**2 * eps - 0.5), max(0.0, sigma**2 * eps)]
-    return sorted(set(cands))
+    return sorted({c for c in cands if math.isfinite(c)})
 
 
 @dataclass(frozen=True)

@@ -32,10 +32,12 @@ def summed_sigma(config: Config) -> float | None:
 
 def _delta(sigma: float, epsilon: float) -> float:
     """F13, Φ(1/(2σ) − εσ) − e^ε Φ(−1/(2σ) − εσ), as ln Φ(a) + ln(1 − e^{ε + ln Φ(b) − ln Φ(a)})."""
-    la, lb = log_ndtr(0.5 / sigma - epsilon * sigma), log_ndtr(-0.5 / sigma - epsilon * sigma)
-    gap = epsilon + lb - la
-    if not (math.isfinite(la) and gap < 0):  # Φ(a) below the float64 range (huge |ε|), or nothing left: 0 is a
-        return 0.0  # valid lower end there (never NaN: ε + (−inf) − (−inf))
+    la = log_ndtr(0.5 / sigma - epsilon * sigma)
+    if not math.isfinite(la):  # Φ(a) below the float64 range (huge ε): 0 is a valid lower end there
+        return 0.0
+    gap = epsilon + log_ndtr(-0.5 / sigma - epsilon * sigma) - la
+    if not gap < 0:  # nothing left after the float64 subtraction: 0 again
+        return 0.0
     return float(np.exp(la + math.log(-math.expm1(gap))))
 
 

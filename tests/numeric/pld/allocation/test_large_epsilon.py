@@ -11,6 +11,7 @@ import math
 
 import mpmath as mp
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -54,8 +55,10 @@ def test_contraction_keeps_the_first_moment_at_any_grid_step(h, top, sigma):
     assert math.isclose(moment, 1.0, rel_tol=1e-6), (h, top, moment)
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")
 def test_summed_output_lower_end_is_a_number_at_extreme_epsilon():
-    """ε = 1e308 gave ε + (−inf) − (−inf) = NaN as the summed-output lower end (and a NaN bracket end)."""
+    """ε = 1e308 gave ε + (−inf) − (−inf) = NaN as the summed-output lower end (and a NaN bracket end); the NaN
+    must not even be formed (a RuntimeWarning here fails)."""
     from verialloc.numeric.pld import summed_gaussian
     config = Config(Gaussian(1), steps=10)
     for eps in (1e308, 1e5, -1e5):
