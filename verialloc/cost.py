@@ -123,6 +123,9 @@ class BudgetExceeded(UnsupportedRequest):
         self.estimate, self.budget = estimate, budget
         super().__init__(name, value, supported)
 
+    def __reduce__(self):
+        return type(self), (self.name, self.value, self.supported, self.estimate, self.budget)
+
 
 @dataclass(frozen=True)
 class Budget:
@@ -200,7 +203,11 @@ def estimate(query: str, config: Config, method: str = "exact", value=None, opti
     if method == "best":
         if query == "rdp":
             return _rdp_float(config, query, value, options)
-        return (_pld(config, options.get("settings"), query=query, value=value) + _rdp_float(config, query, None, {})
+        try:
+            pld_part = _pld(config, options.get("settings"), query=query, value=value)
+        except UnsupportedRequest:  # best skips a method that cannot serve the request
+            pld_part = _small("steps")
+        return (pld_part + _rdp_float(config, query, None, {})
                 + (_pld(config, None, allocation_part=False) if config.scheme == "poisson" else _small("steps")))
     return _small("method")
 
@@ -411,8 +418,25 @@ def _allocation_runs(config: Config, settings, query: str, value) -> list:
         return []
     try:
         return pld_accountant.allocation_runs(config, query, x, settings)
-    except (InvalidParameter, UnsupportedRequest, OverflowError, ValueError):
+    except UnsupportedRequest as exc:
+        if exc.name != "alpha":
+            return []
+        raise UnsupportedRequest("method", "pld", f"the heavy loss tails of {config.mechanism.name} at "
+                                 f"steps={config.steps}: {exc.supported}; use {_milder(config.mechanism)}, or "
+                                 "--method rdp or analytic (upper ends)") from None
+    except (InvalidParameter, OverflowError, ValueError):
         return []
+
+
+def _milder(mech) -> str:
+    """How to shorten a mechanism's loss tails, for a refusal."""
+    if isinstance(mech, Gaussian):
+        return "a larger sigma"
+    if isinstance(mech, Laplace):
+        return "a larger scale"
+    if isinstance(mech, RandomizedResponse):
+        return "a smaller eps0"
+    return "a pair with a narrower loss range"
 
 
 def _rdp_float(config: Config, query: str, value, options: dict) -> Estimate:

@@ -43,6 +43,9 @@ class InvalidParameter(VeriallocError, ValueError):
         self.name, self.value, self.valid = name, value, valid
         super().__init__(f"{_shown(name)}={_shown(value)} is invalid: {valid}")
 
+    def __reduce__(self):  # pickles with its arguments (calibrate's probe worker sends it across processes)
+        return type(self), (self.name, self.value, self.valid)
+
 
 class UnsupportedRequest(VeriallocError, ValueError):
     """A valid request that the chosen method cannot compute (e.g. exact Gaussian at steps=50)."""
@@ -50,6 +53,9 @@ class UnsupportedRequest(VeriallocError, ValueError):
     def __init__(self, name: str, value, supported: str):
         self.name, self.value, self.supported = name, value, supported
         super().__init__(f"{_shown(name)}={_shown(value)} is not supported here: {supported}")
+
+    def __reduce__(self):  # as InvalidParameter's: without it unpickling calls __init__(message) and fails
+        return type(self), (self.name, self.value, self.supported)
 
 
 class UsageError(VeriallocError, ValueError):

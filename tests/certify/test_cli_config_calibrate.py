@@ -1,5 +1,8 @@
 """CLI certify/calibrate (JSON fields, exit 2), configuration files (JSON/TOML, errors), calibrate, report."""
+import importlib
 import json
+import pickle
+from fractions import Fraction
 
 import pytest
 
@@ -7,7 +10,7 @@ import verialloc.cli as cli
 from verialloc import Config, Gaussian, api
 from verialloc.certify import calibrate, certify, load_config, make_claim, write_report
 from verialloc.cli import certify as certify_cli
-from verialloc.errors import InvalidParameter
+from verialloc.errors import InvalidParameter, UnsupportedRequest
 from verialloc.mechanisms import DiscretePair
 
 
@@ -132,3 +135,41 @@ def test_report_written_with_png(tmp_path):
     assert (tmp_path / "cert.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(InvalidParameter):
         write_report(cert, tmp_path / "missing" / "cert.md")
+
+
+class _Cert:
+    """What the probe worker reads from a certify result."""
+
+    def __init__(self, verdict):
+        self.verdict, self.lower, self.upper = verdict, 0, 0
+
+
+def test_calibrate_stops_at_an_unsupported_probe(monkeypatch):
+    """Hostile-user pass: `calibrate --steps 10 --target-epsilon 100` reached σ = 1/16, where pld's geometric grid
+    is refused; the refusal did not pickle back from the probe worker and ended as an internal error (exit 3).
+    Now the search stops there and returns what it certified (σ = 1/8), naming the refused probe; a refusal at the
+    template's own σ is the user's error (exit 2)."""
+    module = importlib.import_module("verialloc.certify.calibrate")  # the package re-exports the function's name
+
+    def fake(config, claim, direction, left, progress, strict):
+        if config.mechanism.sigma < Fraction(1, 10):
+            raise UnsupportedRequest("method", "pld", "a geometric grid of 2.12e+05 points is needed")
+        return _Cert("certified")
+
+    monkeypatch.setattr(module, "certify", fake)
+    cal = module.calibrate(Config(Gaussian(1), steps=10), "100", "1e-5")
+    assert cal.sigma_upper == Fraction(1, 8) and cal.sigma_lower is None and not cal.converged
+    assert cal.reason.startswith("stopped while bracketing: the probe at sigma=1/16 is not supported: method=pld")
+    with pytest.raises(UnsupportedRequest, match="geometric grid"):
+        module.calibrate(Config(Gaussian("0.05"), steps=10), "100", "1e-5")
+
+
+@pytest.mark.parametrize("exc", [
+    InvalidParameter("sigma", -1, "must be > 0"),
+    UnsupportedRequest("k", 5, "k <= steps"),
+])
+def test_errors_pickle_with_their_fields(exc):
+    """calibrate's probe worker sends errors across processes: they must come back whole (the class, the fields
+    and the one-line message), not fail in unpickling."""
+    back = pickle.loads(pickle.dumps(exc))
+    assert type(back) is type(exc) and str(back) == str(exc) and back.name == exc.name and back.value == exc.value

@@ -333,3 +333,20 @@ def test_exact_gaussian_epsilon_search_is_estimated_by_its_digits():
     with pytest.raises(BudgetExceeded) as info:
         check("epsilon", config, "exact", "1e-5", {}, 20, 1000)
     assert info.value.name == "digits"
+
+
+def test_geometric_grid_refusal_names_the_method_and_the_remedy(capsys):
+    """Hostile-user pass: Gaussian σ = 1/16, t = 10 needs a geometric grid of 2.12e5 points (at most 2e5). pld's
+    refusal named its internal α (`alpha=0.00111`); it names the method and the user's remedies, before any work.
+    `best` skips pld and answers with what serves the request (or says which method refused what)."""
+    config = Config(Gaussian("0.0625"), steps=10)
+    with pytest.raises(UnsupportedRequest) as err:
+        cost.check("epsilon", config, "pld", "1e-5")
+    assert err.value.name == "method" and "larger sigma" in str(err.value) and "alpha" not in str(err.value)
+    assert main(["epsilon", "--mechanism", "gaussian", "--sigma", "0.0625", "--steps", "10", "--delta", "1e-5",
+                 "--method", "pld"]) == 2
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert line.startswith("verialloc: error: method=pld is not supported here") and "geometric grid" in line
+    cost.estimate("epsilon", config, "best", "1e-5")  # no refusal: best runs without pld
+    got = api.epsilon(config, "1e-5", direction="remove", method="best")
+    assert got.details["upper_from"] != "pld" and got.lower <= api.epsilon(config, "1e-5", direction="remove", method="rdp").upper

@@ -28,7 +28,7 @@ import mpmath as mp
 
 from ..config import Config
 from ..cost import BudgetExceeded
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, UnsupportedRequest
 from ..mechanisms import Gaussian
 from ..validation import as_float, positive, to_fraction
 from .refine import certify
@@ -78,6 +78,7 @@ def calibrate(template: Config, target_epsilon, delta, *, direction: str = "both
     hi = lo = None
     probes: list = []
     stopped: list = []  # the σ of a probe stopped at the deadline
+    refused: list = []  # why a probe's σ could not be certified (e.g. pld's grid at a tiny σ)
 
     def probe(sigma: Fraction) -> str:
         """The probe's verdict; "budget" when the remaining seconds cannot hold even its first step, "deadline"
@@ -91,6 +92,11 @@ def calibrate(template: Config, target_epsilon, delta, *, direction: str = "both
             if not probes:
                 raise  # not even one probe fits the whole budget: refuse, naming the parameter
             return "budget"
+        except UnsupportedRequest as exc:
+            if not probes:
+                raise  # the template's own σ cannot be certified: refuse, naming the parameter
+            refused.append(f"the probe at sigma={sigma} is not supported: {exc}")
+            return "unsupported"
         if result is None:
             stopped.append(sigma)
             return "deadline"
@@ -112,6 +118,8 @@ def calibrate(template: Config, target_epsilon, delta, *, direction: str = "both
             return out("budget spent while bracketing (the next probe does not fit the remaining budget)")
         if verdict == "deadline":
             return out(f"budget spent while bracketing (the probe at sigma={sigma} was stopped at the deadline)")
+        if verdict == "unsupported":
+            return out("stopped while bracketing: " + refused[-1])
         if verdict == "inconclusive":  # back off towards the known side with a milder factor
             factor = math.sqrt(factor)
             if (hi is None and lo is None) or factor - 1 <= tol:
@@ -132,6 +140,8 @@ def calibrate(template: Config, target_epsilon, delta, *, direction: str = "both
             return out("budget spent (the next probe does not fit the remaining budget)")
         if verdict == "deadline":
             return out(f"budget spent (the probe at sigma={mid} was stopped at the deadline)")
+        if verdict == "unsupported":
+            return out("stopped: " + refused[-1])
         if verdict == "inconclusive":
             return out(f"inconclusive at sigma={mid}: the target lies inside its certified bracket")
         if verdict == "certified":
@@ -178,8 +188,6 @@ def _run_probe(config: Config, claim, direction: str, left: float, progress, str
                     progress(payload)
             elif kind == "ok":
                 return payload
-            elif kind == "budget":
-                raise BudgetExceeded(*payload)
             elif kind == "raise":
                 raise payload
             else:
@@ -200,8 +208,6 @@ def _probe_child(conn, config: Config, claim, direction: str, left: float, stric
     try:
         cert = certify(config, claim, direction, left, tick, strict=strict)
         conn.send(("ok", (cert.verdict, cert.lower, cert.upper)))
-    except BudgetExceeded as exc:  # does not pickle by itself: send its arguments
-        conn.send(("budget", (exc.name, exc.value, exc.supported, exc.estimate, exc.budget)))
     except BaseException as exc:
         try:
             pickle.loads(pickle.dumps(exc))

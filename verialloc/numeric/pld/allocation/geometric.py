@@ -177,7 +177,7 @@ def _grid_size(lo: float, hi: float, alpha: float) -> int:
     width = (hi - lo) / alpha
     if width > MAX_GRID:
         raise UnsupportedRequest("alpha", alpha,
-                                 f"the grid would need {width:.3g} points; at most {MAX_GRID} are supported")
+                                 f"a geometric grid of {width:.3g} points is needed (at most {MAX_GRID})")
     n = int(math.ceil(width)) + 1
     while lo + (n - 1) * alpha < hi:
         n += 1
