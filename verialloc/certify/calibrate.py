@@ -11,8 +11,8 @@ SIG_DIGITS significant digits) stops when σ_upper/σ_lower − 1 ≤ tolerance,
 target is inside that σ's certified bracket), or when the budget is spent. The budget is a hard limit: the
 elapsed time is checked before every probe, each probe's `certify` gets only the remaining seconds and runs in a
 forked worker process that is killed at the deadline (a step already running cannot overrun the budget), and a
-probe whose first step does not fit in them (cost model, verialloc.cost) or that is stopped at the deadline ends
-the search; what is certified so far is returned with `converged` false and the stop reason. A target ε <= 0 is refused (ε(δ) <= 0 means a total
+probe whose first step does not fit in them (cost model, verialloc.cost), that is stopped at the deadline, or
+that a method refuses (UnsupportedRequest, e.g. pld's grid at a tiny σ) ends the search; what is certified so far is returned with `converged` false and the stop reason. A target ε <= 0 is refused (ε(δ) <= 0 means a total
 variation distance <= δ, out of reach within the σ range searched; pure ε = 0 needs σ = ∞).
 """
 from __future__ import annotations
