@@ -32,7 +32,7 @@ apart, each constant would sit away from one of its two users.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import mpmath as mp
@@ -505,7 +505,8 @@ def _nearest(query, config, method, value, options, budget, digits, name, curren
     lo, hi = 1, current
     fits = lambda x: _with(query, config, method, value, options, digits, name, x).fits(budget)
     if not fits(lo):
-        return f"even {name}=1 does not fit; choose another --method or a larger --budget"
+        coarser = _coarser_loss_step(query, config, method, value, options, budget, digits)
+        return f"even {name}=1 does not fit{coarser}; choose another --method or a larger --budget"
     while hi - lo > max(1, lo // 1000):
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if fits(mid) else (lo, mid)
@@ -513,6 +514,20 @@ def _nearest(query, config, method, value, options, budget, digits, name, curren
                    "; or use --method pld (float64 bounds) or a larger --budget",
                    "mc": "", "pld": "; or use --method rdp / analytic (cheaper upper bounds)"}.get(method, "")
     return f"the nearest feasible setting is {name} <= {_round_down(lo)}{alternative}"
+
+
+def _coarser_loss_step(query, config, method, value, options, budget, digits) -> str:
+    """For pld/best whose one step does not fit: the privacy loss range itself is too wide for the loss step (a
+    1e-324 mass spans ±745); the advice names the smallest power-of-ten multiple of the step that fits, if any."""
+    if method not in ("pld", "best"):
+        return ""
+    settings = (options or {}).get("settings") or pld_accountant.Settings()
+    for factor in (10, 100, 1000):
+        step = settings.loss_step * factor
+        trial = {**(options or {}), "settings": replace(settings, loss_step=step)}
+        if estimate(query, config, method, value, trial, digits).fits(budget):
+            return f" at --loss-step {settings.loss_step:g} (the privacy loss range is wide); --loss-step {step:g} fits"
+    return ""
 
 
 def _fewer_digits(query, config, value, budget, digits, direction) -> tuple:

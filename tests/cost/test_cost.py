@@ -350,3 +350,20 @@ def test_geometric_grid_refusal_names_the_method_and_the_remedy(capsys):
     cost.estimate("epsilon", config, "best", "1e-5")  # no refusal: best runs without pld
     got = api.epsilon(config, "1e-5", direction="remove", method="best")
     assert got.details["upper_from"] != "pld" and got.lower <= api.epsilon(config, "1e-5", direction="remove", method="rdp").upper
+
+
+def test_wide_loss_range_refusal_names_a_loss_step_that_fits(capsys):
+    """Hostile-user pass: a 1e-324 mass makes the loss span ±745; pld at the default loss step was refused as
+    "even steps=1 does not fit", which blamed steps. The refusal now names the loss step that fits, and that
+    setting gives a bracket containing the exact value in both directions."""
+    pair = DiscretePair(["1e-324", "0.5", "0.5", "0"], ["0.5", "1e-324", "0", "0.5"])
+    config = Config(pair, scheme="poisson", steps=2, rate="0.5")
+    argv = ["delta", "--mechanism", "discrete", "--pair", '{"p":["1e-324","0.5","0.5","0"],"q":["0.5","1e-324","0",'
+            '"0.5"]}', "--scheme", "poisson", "--rate", "0.5", "--steps", "2", "--epsilon", "1", "--method", "pld"]
+    assert main(argv) == 2
+    assert "--loss-step 0.001 fits" in capsys.readouterr().err
+    from verialloc.numeric.pld.pld_accountant import Settings
+    for d in ("remove", "add"):
+        got = api.delta(config, 1, direction=d, method="pld", settings=Settings(loss_step=1e-3))
+        exact = api.delta(config, 1, direction=d, method="exact")
+        assert got.lower <= exact.lower and exact.upper <= got.upper
