@@ -164,3 +164,16 @@ def test_gaussian_t3_quadrature_route(capsys):
     rem, add = out["per_direction"]["remove"], out["per_direction"]["add"]
     assert float(rem["lower"]) <= float(add["upper"]) and float(add["lower"]) <= float(rem["upper"])
     assert out["per_direction"]["remove"]["error_kind"] == "quadrature"
+
+
+def test_text_header_cuts_huge_rationals_json_keeps_them(capsys):
+    """Hostile-user pass: a 1e-400 mass printed a 2,100-character header of digits. The text header cuts each
+    parameter at 80 characters; --json keeps the exact rational the computation used."""
+    argv = ["delta", "--mechanism", "discrete", "--pair", '{"p":["1/2","1/2"],"q":["1","1e-400"]}', "--steps", "1",
+            "--epsilon", "1"]
+    assert main(argv) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    assert len(head) < 400 and "characters)" in head
+    assert main(argv + ["--json"]) == 0
+    q = json.loads(capsys.readouterr().out)["params"]["q"]
+    assert "1/" + "1" + "0" * 399 + "1" in q  # the renormalized 1e-400 / (1 + 1e-400), whole

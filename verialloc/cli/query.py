@@ -18,7 +18,7 @@ import inspect
 from .. import api
 from ..formatting import decimal
 from ..errors import InvalidParameter
-from ..validation import as_float, digits as check_digits, integer, nonnegative, positive, to_fraction
+from ..validation import abbreviated, as_float, digits as check_digits, integer, nonnegative, positive, to_fraction
 from .common import DEFAULT_DIGITS, add_config_flags, bracket_json, config_from_args, progress_bar
 
 
@@ -162,8 +162,12 @@ def shown(out: dict, name: str, exact) -> str:
     return f"{typed} (={exact})" if typed is not None and typed.strip() != str(exact) else str(exact)
 
 
+#: longest parameter text in the human header (a 1e-400 mass is a 400-digit rational: --json keeps it whole)
+HEADER_PARAM_CHARS = 80
+
+
 def render_text(out: dict) -> str:
-    params = ", ".join(f"{k}={shown(out, k, v)}" for k, v in out["params"].items())
+    params = ", ".join(f"{k}={abbreviated(shown(out, k, v), HEADER_PARAM_CHARS)}" for k, v in out["params"].items())
     head = (f"{out['mechanism']}({params}), {out['scheme']} steps={shown(out, 'steps', out['steps'])} "
             f"k={shown(out, 'k', out['k'])} epochs={shown(out, 'epochs', out['epochs'])}")
     if "rate" in out:
