@@ -3,9 +3,8 @@
 Schedule (docs/certify.md):
 1. the exact method when it is cheap — finite pairs with few count vectors (`exact_is_cheap`), the Gaussian composition route
    (allocation k = t or Poisson rate 1, F13), or continuous pairs with t·E ≤ 2 (closed form / quadrature);
-   its value is widened by 10^(2 − digits) (relative) to cover the printed digits (quadrature: an *estimated*
-   error, error_kind "quadrature" in the step record); computed at EXACT_DIGITS, and again at EXACT_DIGITS_FINE
-   when the claim lies within that widening and the cost model says the rerun fits the budget;
+   its value is widened by EXACT_WIDEN (relative) to cover the printed digits (quadrature: an *estimated* error,
+   error_kind "quadrature" in the step record);
 2. method "pld" with loss_step 1e-3 → 3e-4 → 1e-4 → 3e-5 → 1e-5, tail = min(1e-15, 1e-3·δ) with δ the target
    (ε claims) or the claim (δ claims), evaluated by `float_error` (lower and upper certified per direction, F2;
    "both" = max over directions, F3); allocation epochs recomposed on a finer step (pld_accountant.finer_epochs).
@@ -42,8 +41,8 @@ from . import float_error
 from .verdict import Claim, decide
 
 LOSS_STEPS = (1e-3, 3e-4, 1e-4, 3e-5, 1e-5)
-#: digits of the exact step, and of its rerun when the claim lies within the first one's widening
-EXACT_DIGITS, EXACT_DIGITS_FINE = 12, 30
+EXACT_DIGITS = 12
+EXACT_WIDEN = mp.mpf(10) ** (2 - EXACT_DIGITS)
 #: finite pairs go exact when the composed pair has at most this many atoms and its allocation k-subset terms are at
 #: most EXACT_TERMS_PER_ATOM times that (each atom is built and queried about 4 times, 0.1–0.3 ms in all: ≤ 5 s)
 EXACT_MAX_COUNTS = 20_000
@@ -166,9 +165,6 @@ def certify(config: Config, claim: Claim, direction: str = "both", budget=DEFAUL
         if exact.skipped:
             exact = None  # strict: its estimate decides nothing, the pld schedule runs
         else:
-            if verdict == "inconclusive":
-                fine = _finer_exact_step(config, claim, d, seconds - (time.perf_counter() - start))
-                verdict = record(fine) if fine is not None else verdict
             reason = "decided" if verdict != "inconclusive" else "the claim lies within the exact value's widening"
     for loss_step in () if exact is not None or verdict != "inconclusive" else loss_steps:
         left = seconds - (time.perf_counter() - start)
@@ -209,14 +205,9 @@ def _width(lower: mp.mpf, upper: mp.mpf) -> mp.mpf:
     return mp.mpf(0) if lower == upper else upper - lower
 
 
-def _widening(digits: int) -> mp.mpf:
-    """Relative widening of an exact value printed to `digits` digits: 10^(2 − digits)."""
-    return mp.mpf(10) ** (2 - digits)
-
-
-def _widen(x: mp.mpf, sign: int, digits: int = EXACT_DIGITS) -> mp.mpf:
-    """x moved outward by _widening(digits), relative; ±inf and 0 stay (inf·widen would turn inf − inf into NaN)."""
-    return x if mp.isinf(x) or x == 0 else x + sign * abs(x) * _widening(digits)
+def _widen(x: mp.mpf, sign: int) -> mp.mpf:
+    """x moved outward by the relative EXACT_WIDEN; ±inf and 0 stay (inf·widen would turn inf − inf into NaN)."""
+    return x if mp.isinf(x) or x == 0 else x + sign * abs(x) * EXACT_WIDEN
 
 
 def _kind(b) -> str:
@@ -241,30 +232,20 @@ def exact_is_cheap(config: Config) -> bool:
     return n <= 2 and (config.scheme == "poisson" or config.k in (1, config.steps))
 
 
-def _exact_step(config: Config, claim: Claim, direction: str, digits: int = EXACT_DIGITS) -> Step | None:
+def _exact_step(config: Config, claim: Claim, direction: str) -> Step | None:
     t0 = time.perf_counter()
     query = exact_accountant.epsilon if claim.quantity == "epsilon" else exact_accountant.delta
     try:
-        b = query(config, claim.at, direction, digits)
+        b = query(config, claim.at, direction, EXACT_DIGITS)
     except UnsupportedRequest:
         return None
     kind = _kind(b)
-    lo, hi = _widen(mp.mpf(b.lower), -1, digits), _widen(mp.mpf(b.upper), +1, digits)
+    lo, hi = _widen(mp.mpf(b.lower), -1), _widen(mp.mpf(b.upper), +1)
     if claim.quantity == "delta":
         lo, hi = max(lo, mp.mpf(0)), min(hi, mp.mpf(1))
-    return Step("exact", {"digits": digits}, lo, hi, time.perf_counter() - t0, kind,
-                {"widening": f"relative {mp.nstr(_widening(digits), 3)} (printed digits"
+    return Step("exact", {"digits": EXACT_DIGITS}, lo, hi, time.perf_counter() - t0, kind,
+                {"widening": f"relative {mp.nstr(EXACT_WIDEN, 3)} (printed digits"
                  + (f", {LABELS.get(kind, kind)})" if kind not in RIGOROUS else ")")})
-
-
-def _finer_exact_step(config: Config, claim: Claim, direction: str, left: float) -> Step | None:
-    """The exact step again at EXACT_DIGITS_FINE (the claim lay within the first one's widening), when the cost
-    model says it fits the `left` seconds; None otherwise (a claim 1e-13 from the truth was left inconclusive)."""
-    try:
-        need = cost.estimate(claim.quantity, config, "exact", claim.at, digits=EXACT_DIGITS_FINE, direction=direction)
-    except UnsupportedRequest:
-        return None
-    return _exact_step(config, claim, direction, EXACT_DIGITS_FINE) if need.seconds <= left else None
 
 
 def settings_for(claim: Claim, loss_step: float) -> Settings:
