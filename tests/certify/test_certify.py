@@ -139,3 +139,14 @@ def test_bad_claims(kwargs, name):
 def test_bad_budget():
     with pytest.raises(InvalidParameter, match="budget"):
         certify(Config(Gaussian(1)), make_claim(delta="1e-5", claimed_epsilon=1), budget=0)
+
+
+def test_claim_a_float_ulp_below_the_truth_is_never_certified():
+    """Seed run 271 (f8a42fb, reverted): an exact step rerun at 30 digits came back rounded to nearest at 53 bits and
+    lost its 1e-28 widening, so certify CERTIFIED ε ≤ 0.905697735327769 where the exact ε is 0.90569773532776900534
+    (RR ε0 = 1, t = 10, δ = 1e-6). Whatever the exact step's digits, the bracket must contain the truth."""
+    config = Config(RandomizedResponse("1"), scheme="allocation", steps=10)
+    with mp.workdps(50):
+        truth = api.epsilon(config, "0.000001", direction="remove", method="exact", digits=40).lower
+    cert = certify(config, make_claim(delta="0.000001", claimed_epsilon="0.905697735327769"), "remove", budget=5)
+    assert cert.verdict != "certified" and cert.lower <= truth <= cert.upper
