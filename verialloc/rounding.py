@@ -101,16 +101,20 @@ def _raw_fraction(raw) -> Fraction:
     return Fraction((-1) ** sign * man) * Fraction(2) ** exp
 
 
-def _enclose(fn, x) -> tuple[Fraction, Fraction]:
-    """(lower, upper) Fractions enclosing fn(x) for a rational x with |x| >= 2^-30: the interval endpoints
-    of fn(X), X an interval containing x, each moved outward by _WIDEN of its magnitude (module docstring)."""
+def _interval(fn, x: Fraction) -> tuple:
+    """The raw mpf endpoints of fn(X) at _PREC bits, X an interval containing the rational x (not yet widened)."""
     old = mp.iv.prec
     mp.iv.prec = _PREC
     try:
-        arg = mp.iv.mpf(x.numerator) / mp.iv.mpf(x.denominator)
-        lo, hi = (_raw_fraction(end) for end in fn(mp.iv, arg)._mpi_)
+        return fn(mp.iv, mp.iv.mpf(x.numerator) / mp.iv.mpf(x.denominator))._mpi_
     finally:
         mp.iv.prec = old
+
+
+def _enclose(fn, x) -> tuple[Fraction, Fraction]:
+    """(lower, upper) Fractions enclosing fn(x) for a rational x with |x| >= 2^-30: the interval endpoints
+    of fn(X), X an interval containing x, each moved outward by _WIDEN of its magnitude (module docstring)."""
+    lo, hi = (_raw_fraction(end) for end in _interval(fn, x))
     return lo - abs(lo) * _WIDEN, hi + abs(hi) * _WIDEN
 
 
@@ -162,10 +166,5 @@ def exp_up(x) -> mp.mpf:
         return mp.make_mpf(mp.libmp.from_rational(hi.numerator, hi.denominator, 53, "c"))
     # the upper interval endpoint times (1 + _WIDEN), rounded up, in mpf: as a Fraction, e^{−7e6} has a denominator
     # of 10⁷ bits and rounding it took 132 s (rdp δ at ε = 700 of a pair with a 1e-20 mass; hostile-user pass)
-    old = mp.iv.prec
-    mp.iv.prec = _PREC
-    try:
-        top = mp.iv.exp(mp.iv.mpf(v.numerator) / mp.iv.mpf(v.denominator))._mpi_[1]
-    finally:
-        mp.iv.prec = old
+    top = _interval(lambda ctx, a: ctx.exp(a), v)[1]
     return mp.make_mpf(mp.libmp.mpf_mul(top, _ONE_PLUS_WIDEN, 53, "c"))
