@@ -38,7 +38,7 @@ from fractions import Fraction
 import mpmath as mp
 
 from .config import Config
-from .errors import InvalidParameter, UnsupportedRequest
+from .errors import GridTooLarge, InvalidParameter, UnsupportedRequest
 from .exact import accountant as exact_accountant, discrete_profiles, quadrature
 from .numeric.pld import pld_accountant
 from .numeric.pld.allocation import separable
@@ -418,13 +418,11 @@ def _allocation_runs(config: Config, settings, query: str, value) -> list:
         return []
     try:
         return pld_accountant.allocation_runs(config, query, x, settings)
-    except UnsupportedRequest as exc:
-        if exc.name != "alpha":
-            return []
+    except GridTooLarge as exc:
         raise UnsupportedRequest("method", "pld", f"the heavy loss tails of {config.mechanism.name} at "
                                  f"steps={config.steps}: {exc.supported}; use {_milder(config.mechanism)}, or "
                                  "--method rdp or analytic (upper ends)") from None
-    except (InvalidParameter, OverflowError, ValueError):
+    except (InvalidParameter, UnsupportedRequest, OverflowError, ValueError):
         return []
 
 

@@ -58,6 +58,11 @@ class UnsupportedRequest(VeriallocError, ValueError):
         return type(self), (self.name, self.value, self.supported)
 
 
+class GridTooLarge(UnsupportedRequest):
+    """A method's grid would exceed its size cap (pld's geometric grid of heavy loss tails); the cost model turns
+    it into a refusal naming the method and the user's remedies rather than the grid's internal parameter."""
+
+
 class UsageError(VeriallocError, ValueError):
     """The command line itself is malformed (unknown flag, missing value, no subcommand); the message names the
     flag and, where it helps, the usage."""

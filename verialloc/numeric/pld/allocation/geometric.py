@@ -41,7 +41,7 @@ from typing import Callable
 
 import numpy as np
 
-from ....errors import InvalidParameter, UnsupportedRequest
+from ....errors import GridTooLarge, InvalidParameter
 from ....mechanisms import Mechanism
 from ....validation import direction as check_direction
 from ....validation import integer, open_unit, positive
@@ -176,8 +176,7 @@ def _grid_size(lo: float, hi: float, alpha: float) -> int:
     """n = ⌈(hi − lo)/α⌉ + 1 (Alg. 6), raised until the float grid reaches hi."""
     width = (hi - lo) / alpha
     if width > MAX_GRID:
-        raise UnsupportedRequest("alpha", alpha,
-                                 f"a geometric grid of {width:.3g} points is needed (at most {MAX_GRID})")
+        raise GridTooLarge("alpha", alpha, f"a geometric grid of {width:.3g} points is needed (at most {MAX_GRID})")
     n = int(math.ceil(width)) + 1
     while lo + (n - 1) * alpha < hi:
         n += 1
