@@ -9,7 +9,7 @@ Every code span of docs/*.md (inline `…` and fenced ``` blocks) is scanned for
 * `…::name` / `::name` continue a file named earlier in the same paragraph or table (a row's first cell, or
   earlier in the same cell): `name` must be defined in one of those files;
 * a bare `test_…` identifier must be defined somewhere under tests/ or proofs_checks/, or name a module there;
-* a test file (`tests/…/x.py`, `test_x.py`, or a glob such as `<subject>.py`) must exist.
+* a test file (`tests/…/x.py`, `test_x.py`, or a glob such as `test_prop_*.py`) must exist.
 
 Paths of production code (`numeric/pld/compose.py`, …) are not references to the suite and are not checked.
 """
