@@ -21,7 +21,6 @@ from pathlib import Path
 from verialloc import Config, api
 from verialloc.mechanisms import DiscretePair, Gaussian, Laplace, RandomizedResponse
 from verialloc.numeric.pld import pld_accountant
-from verialloc.numeric.pld.loss_law import gaussian_composition_law
 
 ROOT = Path(__file__).resolve().parent.parent
 PAIR4 = DiscretePair(["0.4", "0.3", "0.2", "0.1"], ["0.1", "0.2", "0.3", "0.4"])
@@ -74,7 +73,7 @@ def _query(config: Config, query: str, value: str, direction: str) -> tuple[floa
 def _lower_alone(discretize_pair) -> tuple[float, float]:
     """The lower discretization alone of the first case's law (μ = 50; 2.59e6 cells per direction at the default
     step), both directions: (δ(50) of the remove PLD, CPU seconds)."""
-    law = gaussian_composition_law(Gaussian(1), 100)
+    law = Gaussian(1).composed(100).loss_law()
     start = time.process_time()
     low = [discretize_pair(law, d, pld_accountant.Settings().loss_step, 1e-15, "lower") for d in ("remove", "add")]
     return low[0].delta(50.0), time.process_time() - start

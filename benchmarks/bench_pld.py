@@ -30,7 +30,6 @@ import anchors  # noqa: E402
 from verialloc import Config, Gaussian, api  # noqa: E402
 from verialloc.numeric.pld.pld_accountant import Settings  # noqa: E402
 from verialloc.numeric.pld.allocation import allocation  # noqa: E402
-from verialloc.numeric.pld.loss_law import loss_law  # noqa: E402
 
 #: wall-clock limits (seconds) of the anchor calls
 ANCHOR_LIMIT = 120
@@ -145,7 +144,7 @@ def run(emit=None) -> list[dict]:
     # 6: gap versus time, case 1. The accountant's automatic h uses its own tail (Settings().tail).
     case = "6 grid, case 1"
     config = Config(Gaussian("0.8"), steps=1000)
-    h_auto = allocation(loss_law(config.mechanism), 1000, tail=Settings().tail).budget.grid_step
+    h_auto = allocation(config.mechanism.loss_law(), 1000, tail=Settings().tail).budget.grid_step
     for factor in GRID_FACTORS:
         label = f"verialloc h={factor:g}x auto" + (f" ({h_auto:.4g})" if factor == 1 else "")
         row = keep(_verialloc(case, label, config, "1e-5", Settings(grid_step=factor * h_auto)))

@@ -11,7 +11,7 @@ TP, TA = T + "pld/", T + "pld/allocation/"
 GROUPS = {
     "pld": {
         "modules": [P + "pld.py", P + "discretize.py", P + "grid.py", P + "compose.py", P + "subsample.py",
-                    A + "exp_grid.py", P + "pld_accountant.py"],
+                    A + "exp_grid.py", P + "table.py", P + "pipeline.py"],
         "tests": [TP + "test_pld.py", TP + "test_epsilon_query_direction.py", TP + "test_discretize.py",
                   TP + "test_discretize_lower_dominated.py", TA + "test_grid_aligned.py", TP + "test_compose.py",
                   TP + "test_fft_underflow.py", TP + "test_upper_keeps_mass.py", TP + "test_subsample.py",

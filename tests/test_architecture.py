@@ -18,10 +18,10 @@ BEGIN, END = "<!-- diagram: python tests/test_architecture.py -->", "<!-- end of
 FLOORS = (
     ("interfaces", ("cli", "integrations", "testing")),
     ("checks", ("audit", "certify", "stability")),
-    ("dispatch", ("api", "cost")),
+    ("dispatch", ("api", "cost", "registry")),
     ("engines", ("exact", "numeric")),
-    ("foundation", ("config", "errors", "formatting", "json_input", "mechanisms", "mp_lock", "result", "rounding",
-                    "validation")),
+    ("foundation", ("budget", "config", "errors", "formatting", "io", "mechanisms", "method", "mp_lock", "result",
+                    "rounding", "runtime", "validation")),
 )
 #: parts of one floor that never import each other
 INDEPENDENT = (("exact", "numeric"),)
@@ -87,10 +87,10 @@ def edges(key) -> set:
 
 
 def methods() -> dict:
-    """{module name: method name} of the numeric methods, from the api's dispatch table."""
-    from verialloc import api
+    """{module name: method name} of the numeric methods: the module of each registered method object."""
+    from verialloc import registry
 
-    return {module.__name__: name for name, module in api.METHODS.items() if route(module.__name__)}
+    return {type(m).__module__: name for name, m in registry.METHODS.items() if route(type(m).__module__)}
 
 
 def test_every_part_has_a_floor():
@@ -128,10 +128,14 @@ def test_routes_import_only_the_routes_they_build_on():
     assert all(order.index(used) > order.index(r) for r, used in declared)
 
 
-def test_method_entry_points_are_named_after_their_method():
-    for module, method in methods().items():
-        expected = f"{method}_accountant" if method != "best" else "best"
-        assert module.rpartition(".")[2] == expected, module
+def test_each_method_is_one_object_beside_its_accountant():
+    """A numeric method's object lives in its route's method.py and runs the route's <name>_accountant module."""
+    from verialloc import registry
+
+    for module, name in methods().items():
+        assert module.rpartition(".")[2] == "method", module
+        accountant = registry.METHODS[name].accountant.__name__
+        assert accountant == f"{module.rpartition('.')[0]}.{name}_accountant", accountant
 
 
 def test_long_modules_say_why():
@@ -141,16 +145,86 @@ def test_long_modules_say_why():
             assert REASON in (ast.get_docstring(ast.parse(text)) or ""), f"{name}: {len(text.splitlines())} lines"
 
 
+#: modules that test a mechanism's type because their theorem holds for that mechanism alone (the Gaussian's analytic
+#: bounds, its Monte Carlo estimator, the summed-output Gaussian, calibrating σ, third-party Gaussian accountants) or
+#: because the type is the interface they read (a finite pair's atoms, a continuous pair's density); everything else
+#: asks the mechanism (mechanisms.base.Mechanism) what it declares
+TYPE_CHECKS = {
+    "verialloc.numeric.analytic.direct_add": "Gaussian", "verialloc.numeric.analytic.asymptotic": "Gaussian",
+    "verialloc.numeric.montecarlo.mc_accountant": "Gaussian", "verialloc.numeric.pld.summed_gaussian": "Gaussian",
+    "verialloc.certify.calibrate": "Gaussian", "verialloc.cli.certify": "Gaussian",
+    "verialloc.audit.adapters": "Gaussian", "verialloc.exact.finite_pair": "FinitePair",
+    "verialloc.exact.quadrature": "ContinuousMechanism", "verialloc.exact.accountant": "ContinuousMechanism",
+}
+MECHANISM_CLASSES = ("Gaussian", "Laplace", "RandomizedResponse", "DiscretePair", "FinitePair", "ContinuousMechanism",
+                     "DiscreteGaussian")
+
+
+def type_checks() -> dict:
+    """{module: {mechanism classes it tests with isinstance}} outside verialloc.mechanisms."""
+    out = {}
+    for name, path in modules().items():
+        if name.startswith("verialloc.mechanisms"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "isinstance" and len(node.args) == 2:
+                kinds = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+                found = {getattr(k, "id", None) for k in kinds} & set(MECHANISM_CLASSES)
+                if found:
+                    out.setdefault(name, set()).update(found)
+    return out
+
+
+def test_mechanism_knowledge_is_declared_not_switched_on():
+    """A layer asks a mechanism what it declares; only the modules of TYPE_CHECKS test its type, each for one."""
+    found = type_checks()
+    assert {m: sorted(k) for m, k in found.items()} == {m: [k] for m, k in TYPE_CHECKS.items() if m in found}
+    assert set(found) == set(TYPE_CHECKS)
+
+
+def pipeline_callers() -> list:
+    """The modules that run the one pld pipeline (numeric.pld.pipeline.answer)."""
+    return sorted(name for name, path in modules().items()
+                  if any(i.startswith("verialloc.numeric.pld.pipeline") for i in imports(path))
+                  and "answer(" in path.read_text())
+
+
+def registries() -> list:
+    """The mechanism and method registries as the code holds them."""
+    from verialloc import registry
+    from verialloc.mechanisms.registry import MECHANISMS
+
+    lines = ["mechanisms (mechanisms/registry.py): --mechanism NAME -> its module, which declares what each layer",
+             "needs (parameter, exact profile, float loss law and moments, cost statistics, float64 range, closed forms)"]
+    width = max(len(n) for n in MECHANISMS)
+    for name, cls in MECHANISMS.items():
+        home = f"mechanisms/{cls.__module__.rpartition('.')[2]}.py"
+        lines.append(f"  {name:<{width}}  {home:<31} --{cls.parameter}")
+    lines += ["", "methods (registry.py): --method NAME -> one object (options, flags, cost, float64 range) beside",
+              "the accountant module it runs"]
+    width = max(len(n) for n in registry.METHODS)
+    for name, m in registry.METHODS.items():
+        home = type(m).__module__.removeprefix("verialloc.").replace(".", "/") + ".py"
+        runs = m.accountant.__name__.rpartition(".")[2]
+        flags = " ".join(f"--{f.name}" for f in m.flags) or "(no flags)"
+        lines.append(f"  {name:<{width}}  {home:<28} runs {runs:<20} {flags}")
+    lines += ["", "the one pld pipeline: request -> numeric/pld/pipeline.answer (tail, tail-accurate, window, epochs,",
+              "grid chain, tightened lower ends) -> table.build -> PLD.delta_bound / PLD.epsilon_bound; run by:"]
+    lines += [f"  {name}" for name in pipeline_callers()]
+    return lines
+
+
 def diagram() -> str:
-    """The floors, the routes and the tree of verialloc/numeric/ with its method entry points."""
+    """The floors, the registries, the one pld pipeline, the routes and the tree of verialloc/numeric/."""
     lines = ["verialloc/ floors, top first: a module imports only from its own floor or the floors below it"]
     width = max(len(floor) for floor, _ in FLOORS)
     lines += [f"  {floor:<{width}}  " + "  ".join(parts) for floor, parts in FLOORS]
     lines += [f"  ({a} and {b} never import each other)" for a, b in INDEPENDENT]
+    lines += [""] + registries()
     lines += ["", "verialloc/numeric/ routes, top first: a route imports only from the routes after its arrow"]
     by_route = {route(module): method for module, method in methods().items()}
     for r, uses in ROUTES:
-        label = f"{r}.py" if r == "best" else f"{r}/"
+        label = f"{r}/"
         method = f"method {by_route[r]}" if r in by_route else "no method"
         lines.append((f"  {label:<12} {method:<16}" + (" -> " + ", ".join(uses) if uses else "")).rstrip())
     lines += ["", "verialloc/numeric/"]
@@ -173,6 +247,11 @@ def diagram() -> str:
 def _doc_block() -> str:
     text = DOC.read_text()
     return text[text.index(BEGIN) + len(BEGIN):text.index(END)].strip().removeprefix("```text").removesuffix("```").strip()
+
+
+def test_every_pld_answer_comes_from_the_one_pipeline():
+    """The pld method and certify's refinement run pipeline.answer; nothing else assembles PLD answers itself."""
+    assert pipeline_callers() == ["verialloc.certify.refine", "verialloc.numeric.pld.pld_accountant"]
 
 
 def test_architecture_doc_shows_the_code():

@@ -1,4 +1,4 @@
-"""Batch certification (verialloc.certify.batch) and the shared executor (verialloc.certify.executor).
+"""Batch certification (verialloc.certify.batch) and the shared executor (verialloc.runtime.executor).
 
 Verdicts are checked against independent truths computed here in mpmath — randomized response composed E times
 (a binomial sum over the privacy loss ε0·(2j − E)) and the one-step Gaussian closed form — with claims 10% above
@@ -19,7 +19,9 @@ import mpmath as mp
 import pytest
 
 from verialloc.audit.golden.generate import compute, generate
-from verialloc.certify import batch, executor
+from verialloc.certify import batch
+from verialloc.io import batch_files
+from verialloc.runtime import executor
 from verialloc.errors import InvalidParameter, UnsupportedRequest
 
 
@@ -159,8 +161,8 @@ def test_an_interrupted_last_line_is_recomputed(tmp_path, truths):
 
 def test_rows_without_id_are_named_by_a_hash_of_their_inputs(tmp_path):
     row = {"mechanism": "gaussian", "sigma": "1", "steps": "1", "delta": "1e-5", "claimed_epsilon": "5"}
-    assert batch.key(row) == batch.key(dict(reversed(row.items()))) and batch.key(row).startswith("sha256:")
-    assert batch.key(row) != batch.key({**row, "sigma": "2"}) and batch.key({**row, "id": "a"}) == "a"
+    assert batch_files.key(row) == batch_files.key(dict(reversed(row.items()))) and batch_files.key(row).startswith("sha256:")
+    assert batch_files.key(row) != batch_files.key({**row, "sigma": "2"}) and batch_files.key({**row, "id": "a"}) == "a"
     src, dst = tmp_path / "c.csv", tmp_path / "r.csv"
     write_csv(src, [row])
     batch.run_batch(src, dst)
@@ -240,17 +242,17 @@ def test_unparseable_jsonl_is_refused_before_any_row(tmp_path, text, message):
 
 def test_reading_is_bounded(tmp_path, monkeypatch):
     huge = tmp_path / "huge.csv"
-    huge.write_bytes(b"id," + b"x" * (batch.MAX_LINE + 10) + b"\n")
-    with pytest.raises(InvalidParameter, match=f"line 1 is longer than {batch.MAX_LINE} bytes"):
-        batch.read_rows(huge)
-    monkeypatch.setattr(batch, "MAX_ROWS", 3)
+    huge.write_bytes(b"id," + b"x" * (batch_files.MAX_LINE + 10) + b"\n")
+    with pytest.raises(InvalidParameter, match=f"line 1 is longer than {batch_files.MAX_LINE} bytes"):
+        batch_files.read_rows(huge)
+    monkeypatch.setattr(batch_files, "MAX_ROWS", 3)
     many = tmp_path / "many.jsonl"
     many.write_text("".join(json.dumps({"id": str(i)}) + "\n" for i in range(10)))
     with pytest.raises(InvalidParameter, match="line 4: more than 3 rows"):
-        batch.read_rows(many)
-    monkeypatch.setattr(batch, "MAX_BYTES", 30)
+        batch_files.read_rows(many)
+    monkeypatch.setattr(batch_files, "MAX_BYTES", 30)
     with pytest.raises(InvalidParameter, match="larger than 30 bytes"):
-        batch.read_rows(many)
+        batch_files.read_rows(many)
 
 
 def test_the_output_must_be_a_results_file(tmp_path):
@@ -466,3 +468,9 @@ def test_stability_sweep_runs_on_the_shared_executor(cluster):
     for kwargs in ({"executor": "dask", "scheduler": cluster.scheduler_address}, {"executor": "process", "workers": 1}):
         remote = run(p, (0.5, 4.0), (1.0, 12.0), 1e-12, **kwargs)
         assert [{**vars(pt), "seconds": 0} for pt in remote] == [{**vars(pt), "seconds": 0} for pt in local]
+
+
+def test_the_results_files_verdicts_are_certifys():
+    """io.batch_files checks stored rows against its own vocabulary; it must be certify's verdicts and error."""
+    from verialloc.certify.verdict import VERDICTS
+    assert batch_files.VERDICTS == (*VERDICTS, "error")

@@ -12,7 +12,6 @@ import pytest
 from hypothesis import given, strategies as st
 
 import verialloc.cli as cli
-from verialloc.certify.report import shown
 from verialloc.formatting import decimal
 from verialloc.certify.verdict import compare, decide
 

@@ -1,4 +1,4 @@
-"""Known gaps of issue #15 in certify: the fall-back ends of `float_error.epsilon_lower` (F2, I1) and the routing
+"""Known gaps of issue #15 in certify: the fall-back ends of `PLD.epsilon_bound` (lower) (F2, I1) and the routing
 rule `refine.exact_is_cheap`.
 
 epsilon_lower must return an ε_lo ≤ ε(δ) of every truth dominating the lower PLD; the references are hockey-stick
@@ -14,9 +14,8 @@ import numpy as np
 import pytest
 
 from verialloc import Config, DiscretePair, Gaussian, Laplace, RandomizedResponse
-from verialloc.certify import float_error
 from verialloc.certify.refine import EXACT_MAX_COUNTS, EXACT_TERMS_PER_ATOM, exact_is_cheap
-from verialloc.numeric.pld.pld import PLD
+from verialloc.numeric.pld.pld import PLD, RETRIES
 
 LN3 = math.log(3.0)
 #: randomized response p = 3/4 as a lower PLD with no float budget (the stored floats are the exact masses)
@@ -32,7 +31,7 @@ def rr_epsilon(delta: Fraction) -> mp.mpf:
 def test_verified_lower_epsilon_is_tight():
     """The normal path: ε_lo ≤ ε(δ) and within 1e−12 of it (the search plus one verification)."""
     delta = Fraction(1, 4)
-    eps = float_error.epsilon_lower(RR, delta)
+    eps = RR.epsilon_bound(delta)
     assert rr_epsilon(delta) - mp.mpf("1e-12") <= eps <= rr_epsilon(delta)
 
 
@@ -48,8 +47,8 @@ def test_exhausted_retries_fall_back_to_a_sound_end(monkeypatch):
 
     monkeypatch.setattr(PLD, "epsilon", failing_search)
     delta = Fraction(1, 4)
-    eps = float_error.epsilon_lower(RR, delta)
-    assert len(calls) == float_error.RETRIES
+    eps = RR.epsilon_bound(delta)
+    assert len(calls) == RETRIES
     assert eps <= rr_epsilon(delta)
     assert eps == -math.inf
 
@@ -58,7 +57,7 @@ def test_delta_next_to_one_gives_a_sound_end():
     """δ = 1 − 2^−60: the inflated target reaches 1, nothing above it can be verified; ε(δ) = ln(1 − δ) = −60 ln 2
     (I1, the region below −ln 3). Kills the `target + fe >= 1` exit returning +inf."""
     delta = 1 - Fraction(1, 2**60)
-    assert float_error.epsilon_lower(RR, delta) <= -60 * math.log(2)
+    assert RR.epsilon_bound(delta) <= -60 * math.log(2)
 
 
 def test_lower_pld_with_dropped_mass_gives_a_sound_end():
@@ -69,7 +68,7 @@ def test_lower_pld_with_dropped_mass_gives_a_sound_end():
     lower = PLD(np.array([1.0]), np.array([0.75]), bound="lower", truncated=0.25)
     with mp.workdps(40):
         truth = mp.log(mp.mpf("0.1") / (mp.mpf("0.25") + mp.mpf("0.75") / mp.e))
-    assert float_error.epsilon_lower(lower, Fraction(9, 10)) <= truth
+    assert lower.epsilon_bound(Fraction(9, 10)) <= truth
 
 
 def three_atoms(steps: int) -> Config:

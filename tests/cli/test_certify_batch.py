@@ -18,7 +18,8 @@ import time
 import mpmath as mp
 import pytest
 
-from verialloc.certify import batch, executor
+from verialloc.io import batch_files
+from verialloc.runtime import executor
 from verialloc.cli import executors, main
 
 #: one step of the Gaussian (σ = 1): δ(ε = 1) = Φ(−1/2) − e Φ(−3/2) = 0.1269367…; randomized response ε0 = 1
@@ -85,7 +86,7 @@ def test_batch_in_and_out_then_resume(tmp_path, capsys, src_ext, out_ext):
     assert out.endswith("(executor local)\n  2 certified, 2 refuted, 0 inconclusive, 0 error\n")
     got = results(dst)
     assert {k: v["verdict"] for k, v in got.items()} == VERDICTS
-    assert list(got["gauss-hi"]) == list(batch.COLUMNS)
+    assert list(got["gauss-hi"]) == list(batch_files.COLUMNS)
     assert got["rr-hi"]["method_lower"] == "exact" and got["rr-hi"]["direction"] == "both"
     before = dst.read_bytes()
     status, out, _ = run(capsys, ["certify", "--batch", str(src), "--out", str(dst), "--json"])
@@ -113,7 +114,7 @@ def _fifo(tmp_path):
 @pytest.mark.parametrize("make, message", [
     (lambda p: p / "noise.csv", "line 1 is not UTF-8 text"),
     (lambda p: p / "nul.jsonl", "line 1 holds a NUL byte"),
-    (lambda p: p / "long.csv", f"line 2 is longer than {batch.MAX_LINE} bytes"),
+    (lambda p: p / "long.csv", f"line 2 is longer than {batch_files.MAX_LINE} bytes"),
     (lambda p: p / "dir.csv", "must be a regular file"),
     (lambda p: "/dev/zero", "must be a .csv or .jsonl file"),
     (lambda p: p / "zero.csv", "must be a regular file"),  # a link to /dev/zero
@@ -125,7 +126,7 @@ def _fifo(tmp_path):
 def test_hostile_files_exit_2_in_one_line(tmp_path, capsys, make, message):
     (tmp_path / "noise.csv").write_bytes(bytes(range(128, 256)) * 40)
     (tmp_path / "nul.jsonl").write_bytes(b'{"id": "a"}\0\n')
-    (tmp_path / "long.csv").write_bytes(b"id,sigma\na," + b"1" * (batch.MAX_LINE + 1) + b"\n")
+    (tmp_path / "long.csv").write_bytes(b"id,sigma\na," + b"1" * (batch_files.MAX_LINE + 1) + b"\n")
     (tmp_path / "dir.csv").mkdir()
     (tmp_path / "claims.txt").write_text("id\n")
     (tmp_path / "empty.csv").write_text("")
@@ -295,14 +296,14 @@ def _edit(path, key: str, changes: dict) -> int:
     lines = path.read_text().splitlines(keepends=True)
     for n, text in enumerate(lines):
         if path.suffix == ".csv":
-            row = dict(zip(batch.COLUMNS, next(csv.reader([text]))))
+            row = dict(zip(batch_files.COLUMNS, next(csv.reader([text]))))
         else:
             row = json.loads(text)
         if row["id"] == key:
             row.update(changes)
             if path.suffix == ".csv":
                 buf = io.StringIO()
-                csv.writer(buf, lineterminator="\n").writerow([row[c] for c in batch.COLUMNS])
+                csv.writer(buf, lineterminator="\n").writerow([row[c] for c in batch_files.COLUMNS])
                 lines[n] = buf.getvalue()
             else:
                 lines[n] = json.dumps(row) + "\n"
@@ -345,7 +346,7 @@ def test_a_results_record_with_missing_fields_is_refused(tmp_path, capsys):
     lines[2] = lines[2].rsplit(",", 2)[0] + "\n"  # the seconds and error fields lost
     dst.write_text("".join(lines))
     err = one_error_line(capsys, ["certify", "--batch", str(src), "--out", str(dst)])
-    assert f"out={dst} is invalid: line 3 has {len(batch.COLUMNS) - 2} fields, the header {len(batch.COLUMNS)}" in err
+    assert f"out={dst} is invalid: line 3 has {len(batch_files.COLUMNS) - 2} fields, the header {len(batch_files.COLUMNS)}" in err
 
 
 @pytest.mark.parametrize("out_ext", [".csv", ".jsonl"])

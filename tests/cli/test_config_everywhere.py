@@ -16,7 +16,7 @@ import mpmath as mp
 import pytest
 
 from verialloc.cli import main
-from verialloc.mechanisms.finite import MAX_PAIR_BYTES
+from verialloc.io.files import MAX_BYTES as MAX_PAIR_BYTES
 
 GAUSS = {"mechanism": "gaussian", "sigma": 0.8, "steps": 1}
 RR_POISSON = {"mechanism": "randomized-response", "eps0": "1", "scheme": "poisson", "steps": 3, "rate": 0.5}

@@ -1,4 +1,4 @@
-"""Every method-specific flag (`query.METHOD_FLAGS`) refuses hostile values with exit 2 and one line naming it.
+"""Every method-specific flag (`Method.flags` of the registry) refuses hostile values with exit 2 and one line naming it.
 
 Found by sweeping the flags with their owning method: `--search-tol`, `--loss-step`, `--tail`, `--grid-step` at
 1e400 (beyond float64) and `--samples 1e308` crashed with an OverflowError (status 3) — the float conversion of a
@@ -12,18 +12,18 @@ import io
 import pytest
 
 from verialloc.cli import main
-from verialloc.cli.query import METHOD_FLAGS
+from verialloc.registry import METHODS
 
 HOSTILE = ["-1", "nan", "inf", "-inf", "1e400", "abc", "", "1/0"]
 #: values a flag legitimately accepts (a seed is any integer >= 0)
 VALID = {("seed", "1e400")}
-CASES = [(method, flag, value) for method, flags in METHOD_FLAGS.items() for flag in flags for value in HOSTILE
-         if (flag, value) not in VALID]
+CASES = [(name, flag.name, value) for name, m in METHODS.items() for flag in m.flags for value in HOSTILE
+         if (flag.name, value) not in VALID]
 
 
 @pytest.mark.parametrize("method, flag, value", CASES)
 def test_hostile_method_flag_is_one_line_exit_2(method, flag, value):
-    name = flag.replace("_", "-")
+    name = flag
     argv = ["epsilon", "--mechanism", "gaussian", "--sigma", "1", "--steps", "2", "--delta", "1e-5",
             "--method", method, f"--{name}={value}"]
     out, err = io.StringIO(), io.StringIO()

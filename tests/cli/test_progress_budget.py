@@ -1,18 +1,23 @@
 """Issue #11: progress for the long methods (best, analytic) and calibrate's --budget as a hard limit."""
 import importlib
+import inspect
 import json
 import time
 
 from verialloc import Config, Gaussian, api
 from verialloc.cli import main
-from verialloc.cli.query import takes_progress
+from verialloc.registry import METHODS
 
 calibrate_mod = importlib.import_module("verialloc.certify.calibrate")  # the package re-exports the function
 
 
 def test_every_long_method_takes_progress():
-    assert takes_progress("pld") and takes_progress("best") and takes_progress("analytic")
-    assert not takes_progress("exact") and not takes_progress("nonexistent")
+    """The registry says which methods report progress; their accountants accept it (and only theirs)."""
+    takes = {name for name, m in METHODS.items() if m.takes_progress}
+    assert takes == {"pld", "best", "analytic"}
+    for name, m in METHODS.items():
+        accepts = all("progress" in inspect.signature(getattr(m.accountant, q)).parameters for q in ("delta", "epsilon"))
+        assert accepts == (name in takes), name
 
 
 def test_analytic_reports_a_stage_per_bound():

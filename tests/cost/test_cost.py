@@ -107,12 +107,14 @@ def test_special_pair_files_are_refused(capsys, tmp_path, where):
 
 
 def test_pair_file_size_and_atoms_are_capped(tmp_path):
+    from verialloc.io import files
+    from verialloc.io.config_file import json_parameter
     from verialloc.mechanisms import DiscretePair
     from verialloc.mechanisms import finite
     big = tmp_path / "big.json"
-    big.write_text('{"p": [1], "q": [1]}' + " " * (finite.MAX_PAIR_BYTES + 1))
+    big.write_text('{"p": [1], "q": [1]}' + " " * (files.MAX_BYTES + 1))
     with pytest.raises(InvalidParameter, match="bytes"):
-        DiscretePair.from_json(big)
+        json_parameter("pair", str(big))
     n = finite.MAX_PAIR_ATOMS + 1
     with pytest.raises(InvalidParameter, match="atoms"):
         DiscretePair([1 / n] * n, [1 / n] * n)
@@ -122,7 +124,7 @@ def test_fifo_pair_does_not_block(tmp_path):
     import os
     fifo = tmp_path / "pair.json"
     os.mkfifo(fifo)
-    code = f"from verialloc.mechanisms import DiscretePair\ntry:\n    DiscretePair.from_json({str(fifo)!r})\n" \
+    code = f"from verialloc.io.config_file import json_parameter\ntry:\n    json_parameter('pair', {str(fifo)!r})\n" \
            "except Exception as e:\n    print(type(e).__name__)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "InvalidParameter"

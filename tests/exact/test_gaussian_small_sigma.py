@@ -14,7 +14,7 @@ import pytest
 
 from verialloc import api
 from verialloc.config import Config
-from verialloc.exact.accountant import SHIFTED_FROM
+from verialloc.mechanisms.gaussian import SHIFTED_FROM
 from verialloc.mechanisms import Gaussian
 
 

@@ -1,5 +1,6 @@
 """The dp_accounting bridge: the translation table, and VerifiedAccountant against independent references
 (dp_accounting's own PLD and RDP accountants, verialloc's exact layer, closed forms evaluated here in mpmath)."""
+import inspect
 from fractions import Fraction
 
 import mpmath as mp
@@ -234,11 +235,26 @@ def test_the_api_names_an_unknown_or_mistyped_method_option(method, options, nam
         assert info.value.name == named
 
 
-def test_api_options_are_the_methods_keywords():
-    assert api.OPTIONS["exact"] == () and api.OPTIONS["pld"] == ("progress", "settings")
-    assert api.OPTIONS["best"] == ("progress", "settings", "target_gap")
-    assert api.OPTIONS["rdp"] == ("alpha_max", "search_tol") and api.OPTIONS["analytic"] == ("options", "progress")
-    assert api.OPTIONS["mc"] == ("confidence", "interval", "proposal", "samples", "seed")
+def _accepted(module) -> set:
+    """Named keywords of module.delta and module.epsilon after (config, value, direction, digits)."""
+    names = set()
+    for query in ("delta", "epsilon"):
+        params = list(inspect.signature(getattr(module, query)).parameters.values())[4:]
+        names |= {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    return names
+
+
+def test_each_methods_declared_keywords_are_what_its_accountant_accepts():
+    """The registry's keywords (what the API checks) and the accountant's signature cannot drift apart; best passes
+    its other keywords on to pld."""
+    for name, m in api.METHODS.items():
+        accepted = _accepted(m.accountant) | (_accepted(api.METHODS["pld"].accountant) if name == "best" else set())
+        assert set(m.keywords) == accepted, name
+    keywords = {name: m.keywords for name, m in api.METHODS.items()}
+    assert keywords["exact"] == () and keywords["pld"] == ("progress", "settings")
+    assert keywords["best"] == ("progress", "settings", "target_gap")
+    assert keywords["rdp"] == ("alpha_max", "search_tol") and keywords["analytic"] == ("options", "progress")
+    assert keywords["mc"] == ("confidence", "interval", "proposal", "samples", "seed")
 
 
 @pytest.mark.parametrize("event, relation", [(e, r) for e, r, _ in TABLE] + [(e, r) for e, r, _, _ in UNSUPPORTED

@@ -21,7 +21,6 @@ import pytest
 
 from verialloc import Config, Gaussian, api
 from verialloc.numeric.pld.discretize import discretize_pair
-from verialloc.numeric.pld.loss_law import loss_law
 
 SIGMAS = [Fraction(1, 2), Fraction(1), Fraction(3)]
 
@@ -30,7 +29,7 @@ SIGMAS = [Fraction(1, 2), Fraction(1), Fraction(3)]
 def test_remove_and_add_loss_laws_are_both_n_mu_2mu(sigma):
     """L→ = ℓ under P and L← = −ℓ under Q: P(L→ > y) = sf_p(y), P(L← > y) = cdf_q(−y) (continuous law), both equal
     to the N(μ, 2μ) tail (mpmath) within the law's stated accuracy; E_P[e^{−ℓ}] = Q(P > 0) = 1 (F7 (i))."""
-    law = loss_law(Gaussian(sigma))
+    law = Gaussian(sigma).loss_law()
     with mp.workdps(30):
         mu = 1 / (2 * (mp.mpf(sigma.numerator) / sigma.denominator) ** 2)
         sd = mp.sqrt(2 * mu)
@@ -52,7 +51,7 @@ def test_dual_relation_on_the_production_densities(sigma):
     """F7: f_{D(L)}(l) = f_L(−l)·e^{l}; for L = L_{P,Q} the dual is L_{Q,P} (density of −ℓ under Q at l, i.e. the density
     of ℓ under Q at −l), and self-duality makes it f_L(l): f_L(l) = f_L(−l)e^{l} on a grid (densities from the
     production CDFs by central differences)."""
-    law = loss_law(Gaussian(sigma))
+    law = Gaussian(sigma).loss_law()
     h = 1e-4  # truncation error ~h²z²/6 relative; differences taken on the smaller tail (no cancellation)
 
     def density(cdf, sf, y):
@@ -74,7 +73,7 @@ def test_dual_relation_on_the_production_densities(sigma):
 def test_discretized_remove_and_add_plds_coincide(sigma, bound):
     """discretize_pair(law, "add") = discretize_pair(law, "remove") (same grid, masses within 1e-13): the add PLD of the
     Gaussian pair is its remove PLD (self-duality), and both are realizations."""
-    law = loss_law(Gaussian(sigma))
+    law = Gaussian(sigma).loss_law()
     rem = discretize_pair(law, "remove", 1e-2, 1e-12, bound)
     add = discretize_pair(law, "add", 1e-2, 1e-12, bound)
     assert rem.losses.shape == add.losses.shape and np.array_equal(rem.losses, add.losses)

@@ -15,7 +15,6 @@ formulas.md §8 evaluated here in mpmath at 30 digits —
 Bugs it catches: a wrong power of e^{ε0} (e^{3ε0/2} ↔ e^{ε0/2}), 2n ↔ n, a lost sqrt(e^{ε0}), a per-step ε_i whose
 denominator drops the e^{ε0} weight of the later steps (ε not decreasing in n), F65's tanh term as ε·(e^ε − 1).
 """
-import math
 
 import mpmath as mp
 from hypothesis import given, settings, strategies as st

@@ -7,6 +7,7 @@ import pytest
 import sympy as sp
 from hypothesis import given, strategies as st
 
+from verialloc.io.config_file import json_parameter
 from verialloc import DiscretePair, Gaussian, InvalidParameter, Laplace, RandomizedResponse
 
 sigmas = st.sampled_from(["0.3", "0.5", "0.8", "1", "2.5", "7"])
@@ -135,14 +136,14 @@ def test_pair_file_errors(tmp_path, content):
     f = tmp_path / "pair.json"
     f.write_text(content)
     with pytest.raises(InvalidParameter) as err:
-        DiscretePair.from_json(f)
+        DiscretePair.from_parameter(*json_parameter("pair", str(f)))
     assert err.value.name in {"pair", "q", "p"}
 
 
 def test_pair_file_roundtrip(tmp_path):
     f = tmp_path / "pair.json"
     f.write_text(json.dumps({"p": ["3/4", "1/4"], "q": [0.25, 0.75]}))
-    assert DiscretePair.from_json(f).p == (Fraction(3, 4), Fraction(1, 4))
+    assert DiscretePair.from_parameter(*json_parameter("pair", str(f))).p == (Fraction(3, 4), Fraction(1, 4))
 
 
 @pytest.mark.parametrize("make,bad", [(Gaussian, 0), (Gaussian, -1), (Gaussian, float("nan")), (Gaussian, float("inf")),

@@ -14,7 +14,7 @@ from verialloc import api
 from verialloc.config import Config
 from verialloc.errors import InvalidParameter
 from verialloc.mechanisms import DiscretePair, RandomizedResponse
-from verialloc.numeric import best
+from verialloc.numeric.best import best_accountant as best
 from verialloc.result import Bracket
 from verialloc.validation import to_fraction
 

@@ -13,7 +13,6 @@ import pytest
 from verialloc import Config, DiscretePair, Gaussian, RandomizedResponse, api
 from verialloc.numeric.pld.pld_accountant import Settings
 from verialloc.numeric.pld.compose import self_compose
-from verialloc.numeric.pld.loss_law import loss_law
 from verialloc.numeric.pld.pld import PLD
 from verialloc.testing.assertions import assert_sound_lower, assert_sound_upper
 
@@ -23,7 +22,7 @@ ASYMMETRIC = DiscretePair([Fraction(3, 5), Fraction(2, 5), 0], [Fraction(1, 5), 
 
 def rounded_down_upper(config, epsilon, direction="remove", grid=0.75):
     """WRONG: t-fold composition (Poisson rate 1) of the single-step PLD with losses rounded down to `grid`."""
-    values, p_masses, _ = loss_law(config.mechanism).atoms()
+    values, p_masses, _ = config.mechanism.loss_law().atoms()
     floored = np.floor(values / grid) * grid
     uniq, index = np.unique(floored, return_inverse=True)
     single = PLD(uniq, np.bincount(index, p_masses, uniq.size), bound="upper")  # claims "upper": it is not

@@ -29,7 +29,7 @@ from verialloc.exact.finite_pair import FiniteLossPair
 from verialloc.exact.gaussian_pld import gaussian_pld_sf
 from verialloc.numeric.pld.pld_accountant import Settings
 from verialloc.numeric.rdp.log_moments import log_moments
-from verialloc.numeric.pld.loss_law import GaussianLoss
+from verialloc.mechanisms.gaussian import GaussianLoss
 from verialloc.numeric.pld.pld import PLD
 from verialloc.numeric.pld.subsample import subsample_add, subsample_remove
 from verialloc.testing import brute_force as bf

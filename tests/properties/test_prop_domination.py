@@ -24,7 +24,7 @@ import pytest
 from hypothesis import given, settings
 
 from _reference import assert_delta_bracket, assert_epsilon_bracket, epsilon_at_least, frac, hockey, kappa_star
-from verialloc import Config, DiscretePair, Gaussian, Laplace, RandomizedResponse, api
+from verialloc import Config, DiscretePair, Gaussian, Laplace, api
 from verialloc.testing.assertions import assert_sound_lower, assert_sound_upper
 from verialloc.testing.strategies import Query, configs, finite_mechanisms, queries
 

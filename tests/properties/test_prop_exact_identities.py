@@ -41,7 +41,6 @@ from _reference import (SKIP_COMBINED, asker, assert_delta_bracket, epsilon_valu
 from verialloc import Config, DiscretePair, api
 from verialloc.exact.discrete_profiles import allocation_pair, poisson_pair
 from verialloc.numeric.pld.discretize import atomic_pld
-from verialloc.numeric.pld.loss_law import loss_law
 from verialloc.testing import brute_force as bf
 from verialloc.testing.strategies import configs, finite_mechanisms, probability_pairs, rates
 
@@ -234,7 +233,7 @@ def test_dual_of_the_exact_single_step_pld_is_the_reversed_pld_F7_I14_I15(pq):
     E[e^{−L}] = Q(P > 0), H_{e^ε}(D(L)) = H_{e^ε}(L_{Q,P}) (brute-force exp-space law) and D(D(L)) = L, within the
     documented hockey-stick budget 8(n+1)·u·Σm + 2u·δ (the masses and losses are float64 roundings of rationals)."""
     p, q = pq
-    pld = atomic_pld(loss_law(DiscretePair(p, q)), "remove")
+    pld = atomic_pld(DiscretePair(p, q).loss_law(), "remove")
     dual = pld.dual()
     q_p = sum((y for x, y in zip(p, q) if x), Fraction(0))
     n = pld.masses.size

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import contextlib
 import math
-import multiprocessing
 import os
 import sys
 import time
 from dataclasses import asdict, dataclass
 
-from ..certify.executor import completed
+from ..runtime import child
+from ..runtime.child import ChildFailure, ChildTimeout
+from ..runtime.executor import completed
 from ..errors import UnsupportedRequest
 from .adapters import Accountant, NotInstalled, registry
 from .flags import DEFAULT_LOOSE_PERCENT, ERROR, TIMEOUT, classify, exact
@@ -37,33 +38,6 @@ class Row:
         if out["reported"] is not None and not math.isfinite(out["reported"]):
             out["reported"] = str(out["reported"])  # JSON has no NaN/inf
         return out
-
-
-class ChildFailure(RuntimeError):
-    """The call in the child process raised (message "Type: text") or gave no answer in time."""
-
-
-class ChildTimeout(ChildFailure):
-    """The call in the child process gave no answer within the time limit (flag TIMEOUT, not ERROR)."""
-
-
-def _child(conn, acc: Accountant, entry: dict) -> None:
-    _stdout_to_stderr()
-    try:
-        conn.send(("ok", _call(acc, entry)))
-    except BaseException as exc:  # library exceptions need not pickle: send the text
-        conn.send(("error", f"{type(exc).__name__}: {exc}"))
-
-
-def _stdout_to_stderr() -> None:
-    """In the forked child only: file descriptor 1 becomes a copy of 2, so that even output written below Python
-    (C extensions, subprocesses) cannot reach the parent's stdout, and sys.stdout becomes sys.stderr. The inherited
-    stdout buffer is not flushed: it is a copy of the parent's pending output, which the parent writes itself."""
-    sys.stdout = sys.stderr
-    try:
-        os.dup2(2, 1)
-    except OSError:
-        pass
 
 
 @contextlib.contextmanager
@@ -95,23 +69,8 @@ def _call(acc: Accountant, entry: dict):
 
 
 def _call_limited(acc: Accountant, entry: dict, timeout: float):
-    """`_call` in a forked child process, killed after `timeout` seconds (ChildFailure)."""
-    ctx = multiprocessing.get_context("fork")
-    parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(child, acc, entry), daemon=True)
-    proc.start()
-    child.close()
-    try:
-        if not parent.poll(timeout):
-            raise ChildTimeout(f"timeout: no answer within {timeout:g} s")
-        status, payload = parent.recv()
-    finally:
-        if proc.is_alive():
-            proc.kill()
-        proc.join()
-    if status == "error":
-        raise ChildFailure(payload)
-    return payload
+    """`_call` in a child process with a time limit (runtime.child: its stdout kept off ours)."""
+    return child.run(_call, acc, entry, timeout=timeout, quiet_stdout=True)
 
 
 def audit_one(acc: Accountant, entry: dict, loose_percent: float = DEFAULT_LOOSE_PERCENT,

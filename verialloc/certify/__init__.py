@@ -1,6 +1,6 @@
 """Certify a privacy claim (budgeted refinement to a verdict) and calibrate the Gaussian noise (docs/certify.md)."""
 from .calibrate import Calibration, calibrate
-from .config_file import load_config
+from ..io.config_file import load_config
 from .refine import Certificate, certify
 from .report import certificate_json, write_report
 from .verdict import Claim, make_claim

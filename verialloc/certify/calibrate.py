@@ -18,8 +18,6 @@ variation distance <= δ, out of reach within the σ range searched; pure ε = 0
 from __future__ import annotations
 
 import math
-import multiprocessing
-import pickle
 import time
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -27,9 +25,10 @@ from fractions import Fraction
 import mpmath as mp
 
 from ..config import Config
-from ..cost import BudgetExceeded
+from ..budget import BudgetExceeded
 from ..errors import InvalidParameter, UnsupportedRequest
 from ..mechanisms import Gaussian
+from ..runtime import child
 from ..validation import as_float, positive, to_fraction
 from .refine import certify
 from .verdict import make_claim
@@ -152,68 +151,21 @@ def calibrate(template: Config, target_epsilon, delta, *, direction: str = "both
 
 
 #: seconds between checks of a running probe for progress messages and the deadline
-POLL = 0.2
-
-
 def _run_probe(config: Config, claim, direction: str, left: float, progress, strict: bool):
     """(verdict, ε lower, ε upper) of `certify` at `config` within `left` seconds, or None when it was still
-    running at the deadline. The probe runs in a forked worker process (killed at the deadline, so a certify
-    step already running cannot overrun the budget); its progress stages come back over a pipe and are passed
-    to `progress` here. Without the 'fork' start method it runs in this process (certify still stops between
-    its steps, but a running step is not interrupted)."""
-    if "fork" not in multiprocessing.get_all_start_methods():
-        cert = certify(config, claim, direction, left, progress, strict=strict)
-        return cert.verdict, cert.lower, cert.upper
-    deadline = time.perf_counter() + left
-    ctx = multiprocessing.get_context("fork")
-    parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_probe_child, args=(child, config, claim, direction, left, strict), daemon=True)
-    proc.start()
-    child.close()
+    running at the deadline. The probe runs in a child process (runtime.child: killed at the deadline, so a
+    certify step already running cannot overrun the budget); its progress stages come back as they happen."""
     try:
-        while True:
-            remaining = deadline - time.perf_counter()
-            if remaining <= 0:
-                return None
-            if not parent.poll(min(POLL, remaining)):
-                if not proc.is_alive() and not parent.poll(0):
-                    raise RuntimeError(f"calibrate probe worker ended without an answer (exit code {proc.exitcode})")
-                continue
-            try:
-                kind, payload = parent.recv()
-            except EOFError:
-                raise RuntimeError(f"calibrate probe worker ended without an answer (exit code {proc.exitcode})")
-            if kind == "progress":
-                if progress is not None:
-                    progress(payload)
-            elif kind == "ok":
-                return payload
-            elif kind == "raise":
-                raise payload
-            else:
-                raise RuntimeError(payload)
-    finally:
-        if proc.is_alive():
-            proc.kill()
-        proc.join()
-        parent.close()
+        return child.run(_probe, config, claim, direction, left, strict, timeout=left,
+                         progress=progress or (lambda stage: None))
+    except child.ChildTimeout:
+        return None
 
 
-def _probe_child(conn, config: Config, claim, direction: str, left: float, strict: bool) -> None:
-    """Worker: run certify, send ("progress", stage) messages and then ("ok", (verdict, lower, upper)) (mpf,
-    pickled exactly) or the exception (its text when it does not pickle)."""
-    def tick(stage) -> None:
-        conn.send(("progress", str(stage)))
-
-    try:
-        cert = certify(config, claim, direction, left, tick, strict=strict)
-        conn.send(("ok", (cert.verdict, cert.lower, cert.upper)))
-    except BaseException as exc:
-        try:
-            pickle.loads(pickle.dumps(exc))
-            conn.send(("raise", exc))
-        except Exception:
-            conn.send(("error", f"{type(exc).__name__}: {exc}"))
+def _probe(config: Config, claim, direction: str, left: float, strict: bool, tick):
+    """(verdict, lower, upper) of one certify run (mpf, pickled exactly)."""
+    cert = certify(config, claim, direction, left, tick, strict=strict)
+    return cert.verdict, cert.lower, cert.upper
 
 
 def _round(x: float) -> Fraction:

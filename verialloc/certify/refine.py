@@ -5,9 +5,10 @@ Schedule (docs/certify.md):
    (allocation k = t or Poisson rate 1, F13), or continuous pairs with t·E ≤ 2 (closed form / quadrature);
    its value is widened by EXACT_WIDEN (relative) to cover the printed digits (quadrature: an *estimated* error,
    error_kind "quadrature" in the step record);
-2. method "pld" with loss_step 1e-3 → 3e-4 → 1e-4 → 3e-5 → 1e-5, tail = min(1e-15, 1e-3·δ) with δ the target
-   (ε claims) or the claim (δ claims), evaluated by `float_error` (lower and upper certified per direction, F2;
-   "both" = max over directions, F3); allocation epochs recomposed on a finer step (pld_accountant.finer_epochs).
+2. the pld pipeline (numeric.pld.pipeline: the pld method's own, with its tail, tail-accurate, window, epoch and
+   k > 1 rules and its tightened lower ends) with loss_step 1e-3 → 3e-4 → 1e-4 → 3e-5 → 1e-5, tail = min(1e-15,
+   1e-3·δ) with δ the target (ε claims) or the claim (δ claims), evaluated by the PLDs' certified evaluators
+   (`PLD.delta_bound`, `PLD.epsilon_bound`; lower and upper per direction, F2; "both" = max over directions, F3).
 The certified bracket is the intersection of every step's bracket (each is sound, except that a quadrature
 step's error is an estimate, labelled "quadrature" in reports; ±inf ends are kept, never turned into NaN: an exact value of +inf stays [+inf, +inf]). `strict=True` intersects only rigorous brackets
 (error_kind "exact" or "bound"): a quadrature step (estimated error) is recorded but skipped, and the pld
@@ -19,10 +20,8 @@ parameter that drives the cost and the nearest feasible setting.
 """
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
-from functools import partial
 
 import mpmath as mp
 
@@ -31,13 +30,11 @@ from ..config import Config
 from ..errors import InvalidParameter, UnsupportedRequest
 from ..exact import accountant as exact_accountant
 from ..exact.discrete_profiles import composition_sizes
-from ..mechanisms import FinitePair, Gaussian
 from ..mp_lock import serialized
-from ..numeric.pld import pld_accountant
-from ..numeric.pld.pld_accountant import Settings
-from ..rounding import float_down
+from ..numeric.pld import pipeline
+from ..numeric.pld.settings import Settings
+from ..numeric.pld.table import PldTable, build
 from ..validation import abbreviated, as_float, direction as check_direction, positive
-from . import float_error
 from .verdict import Claim, decide
 
 LOSS_STEPS = (1e-3, 3e-4, 1e-4, 3e-5, 1e-5)
@@ -222,12 +219,13 @@ def exact_is_cheap(config: Config) -> bool:
     for t = 2, E = 300 against 45 451 atoms) and at most EXACT_TERMS_PER_ATOM·EXACT_MAX_COUNTS k-subset terms
     (`discrete_profiles.composition_sizes`); F13 compositions; continuous pairs with t·E ≤ 2."""
     n = config.steps * config.epochs
-    if isinstance(config.mechanism, FinitePair):
-        atoms, splits, composed = composition_sizes(config.mechanism, config.scheme, config.steps, k=config.k,
-                                                    epochs=config.epochs)
-        return composed <= EXACT_MAX_COUNTS and atoms * splits <= EXACT_TERMS_PER_ATOM * EXACT_MAX_COUNTS
-    always = config.k == config.steps if config.scheme == "allocation" else config.rate == 1
-    if isinstance(config.mechanism, Gaussian) and always:
+    pairs = config.mechanism.finite_pairs()
+    if pairs is not None:
+        sizes = [composition_sizes(pair, config.scheme, config.steps, k=config.k, epochs=config.epochs)
+                 for pair in pairs]
+        return all(composed <= EXACT_MAX_COUNTS and atoms * splits <= EXACT_TERMS_PER_ATOM * EXACT_MAX_COUNTS
+                   for atoms, splits, composed in sizes)
+    if exact_accountant.composition(config) is not None:
         return True
     return n <= 2 and (config.scheme == "poisson" or config.k in (1, config.steps))
 
@@ -256,46 +254,28 @@ def settings_for(claim: Claim, loss_step: float) -> Settings:
 
 
 def _pld_step(config: Config, claim: Claim, direction: str, loss_step: float, eps_hint, progress):
+    """One refinement step: the pld pipeline (numeric.pld.pipeline, the one the pld method runs) at this step's
+    settings, a δ claim below its tiny-δ threshold kept in the tail-accurate mode; the window reached is the next
+    step's start."""
     settings = settings_for(claim, loss_step)
-    small = float(claim.at if claim.quantity == "epsilon" else claim.value)
-    floor = small if 0 < small < pld_accountant.TINY_DELTA else None
-    eps_max = float_down(abs(claim.at)) if claim.quantity == "delta" else (eps_hint or 0.0)  # 1e400: the largest float
-    # composed epochs on a finer step where the answer is small, scaled with the schedule so that each step refines
-    # them too (pld_accountant.finer_epochs is tuned at the default loss step)
-    finer = partial(pld_accountant.finer_epochs, settings=settings, quantity=claim.quantity, at=float_down(claim.at),
-                    progress=progress, scale=loss_step / Settings().loss_step)
-    plds = partial(pld_accountant.plds, config, settings, progress=progress, delta_floor=floor)
-    table = finer(plds(epsilon_max=eps_max))
-    dirs = ("remove", "add") if direction == "both" else (direction,)
-    per = {d: _evaluate(table, d, claim) for d in dirs}
-    if claim.quantity == "epsilon" and "window_loss" in table:
-        top = max(hi for _, hi in per.values())
-        if math.isfinite(top) and top > table["window_loss"]:  # answer beyond the resolved window: widen it
-            eps_max = 1.25 * top + 0.01
-            table = finer(plds(epsilon_max=eps_max))
-            per = {d: _evaluate(table, d, claim) for d in dirs}
-    lo = max(v[0] for v in per.values())
-    hi = max(v[1] for v in per.values())
-    if claim.quantity == "epsilon" and math.isfinite(hi):
-        eps_hint = max(eps_max, 1.25 * hi + 0.01)
+    floor = None
+    if claim.quantity == "delta" and 0 < claim.value < pipeline.TINY_DELTA:
+        floor = float(claim.value)
+    ans = pipeline.answer(config, claim.quantity, claim.at, direction, settings, epsilon_max=eps_hint or 0.0,
+                          delta_floor=floor, progress=progress)
+    table = ans.table
     budget = {
-        d: {"truncated": {b: table[d, b].truncated for b in ("lower", "upper")},
-            "float_error": {b: table[d, b].float_error for b in ("lower", "upper")},
-            "evaluation_rounding": {b: float_error.eta(table[d, b]) for b in ("lower", "upper")}}
-        for d in dirs}
-    budget["notes"] = list(table["notes"])
-    step = Step("pld", {"loss_step": loss_step, "tail": settings.tail}, mp.mpf(lo), mp.mpf(hi), 0.0, "bound", budget)
-    return step, table, eps_hint
+        d.value: {"truncated": {b: table[d, b].truncated for b in ("lower", "upper")},
+                  "float_error": {b: table[d, b].float_error for b in ("lower", "upper")},
+                  "evaluation_rounding": {b: table[d, b].evaluation_rounding() for b in ("lower", "upper")}}
+        for d in ans.ends}
+    budget["notes"] = list(table.notes) + [n for end in ans.ends.values() for n in end.notes if n not in table.notes]
+    step = Step("pld", {"loss_step": loss_step, "tail": settings.tail}, mp.mpf(ans.lower), mp.mpf(ans.upper), 0.0,
+                "bound", budget)
+    return step, table, (ans.epsilon_max if claim.quantity == "epsilon" else None)
 
 
-def _evaluate(table: dict, d: str, claim: Claim) -> tuple[float, float]:
-    low, high = table[d, "lower"], table[d, "upper"]
-    if claim.quantity == "epsilon":
-        return float_error.epsilon_lower(low, claim.at), float_error.epsilon_upper(high, claim.at)
-    return float_error.delta_lower(low, claim.at), float_error.delta_upper(high, claim.at)
-
-
-def profile_table(config: Config, claim: Claim, epsilon_max: float) -> dict:
+def profile_table(config: Config, claim: Claim, epsilon_max: float) -> PldTable:
     """A PLD table at the schedule's first settings, resolved up to epsilon_max (for plotting a profile the exact
     method did not need)."""
-    return pld_accountant.plds(config, settings_for(claim, LOSS_STEPS[0]), epsilon_max=epsilon_max)
+    return build(config, settings_for(claim, LOSS_STEPS[0]), epsilon_max=epsilon_max)

@@ -18,8 +18,8 @@ import numpy as np
 from .. import cost
 from ..errors import InvalidParameter, UnsupportedRequest
 from ..formatting import decimal
+from ..method import FloatRange
 from ..rounding import float_down
-from . import float_error
 from .refine import LABELS, Certificate, profile_table
 from .verdict import compare, rational
 
@@ -105,17 +105,17 @@ def render_text(out: dict) -> str:
 def profile(cert: Certificate, points: int = 40):
     """(ε grid, certified lower δ, certified upper δ) of the last PLD table (max over the requested directions);
     when the exact method decided, of a PLD table at the schedule's first settings. The grid spans [0, 2·centre]
-    (centre: the claimed or the target ε), at least 0.5 and at most cost.FLOAT_EPSILON (a claim of 1e400 is no
+    (centre: the claimed or the target ε), at least 0.5 and at most FloatRange().epsilon (a claim of 1e400 is no
     float). UnsupportedRequest (cost.parameter_range) when the pld method cannot represent the configuration."""
     centre = cert.claim.value if cert.claim.quantity == "epsilon" else cert.claim.at
-    top = min(max(2 * float_down(abs(centre)), 0.5), cost.FLOAT_EPSILON)
+    top = min(max(2 * float_down(abs(centre)), 0.5), FloatRange().epsilon)
     if cert.table is None:
         cost.parameter_range("delta", cert.config, "pld")
     table = cert.table if cert.table is not None else profile_table(cert.config, cert.claim, top)
     grid = np.linspace(0.0, top, points)
     dirs = ("remove", "add") if cert.direction == "both" else (cert.direction,)
-    lo = [max(float_error.delta_lower(table[d, "lower"], Fraction(e)) for d in dirs) for e in grid]
-    hi = [max(float_error.delta_upper(table[d, "upper"], Fraction(e)) for d in dirs) for e in grid]
+    lo = [max(table[d, "lower"].delta_bound(Fraction(e)) for d in dirs) for e in grid]
+    hi = [max(table[d, "upper"].delta_bound(Fraction(e)) for d in dirs) for e in grid]
     return grid, np.array(lo), np.array(hi)
 
 

@@ -5,15 +5,14 @@ import argparse
 import sys
 import time
 
-from ..certify import config_file
+from ..io import config_file
 from ..config import Config
 from ..errors import InvalidParameter, UsageError
 from ..formatting import decimal
+from ..mechanisms.registry import MECHANISMS, PARAMETERS, owners
 from ..validation import abbreviated
 from ..result import Bracket
 
-#: --mechanism value -> (constructor, the one flag it takes)
-MECHANISM_FLAGS = config_file.MECHANISMS
 #: the configuration flags (= the configuration file keys, certify/config_file.py), and the defaults of the optional ones
 CONFIG_FLAGS = config_file.KEYS
 CONFIG_DEFAULTS = {"scheme": "allocation", "k": "1", "epochs": "1"}
@@ -56,12 +55,10 @@ def add_config_flags(p: argparse.ArgumentParser, *, steps_required: bool = True)
     p.add_argument("--config", metavar="FILE",
                    help="configuration file (.json or .toml; keys as the flags below, docs/cli.md) instead of the "
                         "configuration flags; a configuration flag given with it is an error")
-    p.add_argument("--mechanism", help="|".join(MECHANISM_FLAGS) + f" ({need})")
-    p.add_argument("--sigma", help="Gaussian noise multiplier σ > 0")
-    p.add_argument("--scale", help="Laplace scale b > 0 (sensitivity 1)")
-    p.add_argument("--eps0", help="randomized-response ε0 > 0")
-    p.add_argument("--pair", help='--mechanism discrete: inline JSON \'{"p": [...], "q": [...]}\' or a JSON file '
-                                  'holding that object')
+    p.add_argument("--mechanism", help="|".join(MECHANISMS) + f" ({need})")
+    for parameter in PARAMETERS:  # each mechanism's one parameter (mechanisms.registry), each flag once
+        p.add_argument(f"--{parameter}", help="; ".join(dict.fromkeys(
+            MECHANISMS[name].parameter_help for name in owners(parameter))))
     p.add_argument("--scheme", help="allocation | poisson (default allocation)")
     p.add_argument("--steps", help=f"number of steps t >= 1 ({need})")
     p.add_argument("--k", help="steps per element (allocation), 1 <= k <= steps (default 1)")

@@ -1,8 +1,8 @@
 """The executor flags (`--executor`, `--scheduler`, `--workers`) of the commands that run independent tasks
-(certify --batch, stability, audit): where the tasks run (verialloc.certify.executor)."""
+(certify --batch, stability, audit): where the tasks run (verialloc.runtime.executor)."""
 from __future__ import annotations
 
-from ..certify.executor import EXECUTORS, check, cores
+from ..runtime.executor import EXECUTORS, check, cores
 from ..errors import InvalidParameter
 from ..validation import integer
 

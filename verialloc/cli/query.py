@@ -13,12 +13,10 @@ Bad input exits with status 2 and one line naming the parameter and its valid ra
 """
 from __future__ import annotations
 
-import inspect
-
-from .. import api
+from .. import api, registry
 from ..formatting import decimal
 from ..errors import InvalidParameter
-from ..validation import abbreviated, as_float, digits as check_digits, integer, nonnegative, positive, to_fraction
+from ..validation import abbreviated, digits as check_digits, to_fraction
 from .common import DEFAULT_DIGITS, add_config_flags, bracket_json, config_from_args, progress_bar
 
 
@@ -29,28 +27,17 @@ def register(sub) -> None:
         p = sub.add_parser(name, help=helptext, description=helptext)
         add_config_flags(p)
         if name == "rdp":
-            p.add_argument("--alpha", required=True,
-                           help="Rényi order: integer >= 2 (exact); --method rdp: any order in (1, 10000]")
+            orders = "; ".join(f"{m.name}: {m.orders}" for m in registry.METHODS.values() if m.orders)
+            p.add_argument("--alpha", required=True, help=f"Rényi order ({orders})")
         elif name == "delta":
             p.add_argument("--epsilon", required=True, help="ε at which to evaluate δ (any real)")
         else:
             p.add_argument("--delta", required=True, help="target δ in (0, 1)")
         if name != "rdp":
             p.add_argument("--direction", default="both", help="remove | add | both (max of the two; default)")
-        p.add_argument("--method", default="exact", help="accounting method: " + "|".join(api.METHODS))
+        p.add_argument("--method", default="exact", help="accounting method: " + "|".join(registry.METHODS))
         if name != "rdp":
-            p.add_argument("--loss-step", help="pld: loss grid step of compositions (default 1e-4; composed "
-                                               "allocation epochs go finer, to step/256, when epsilon is small)")
-            p.add_argument("--grid-step", help="pld: exp-space grid step of the allocation sum (default: automatic)")
-            p.add_argument("--tail", help="pld: tail mass truncated per step, tracked in the result (default 1e-15)")
-            p.add_argument("--samples", help="mc: Monte Carlo draws (default 1e7/steps clamped to [2000, 200000])")
-            p.add_argument("--seed", help="mc: random seed (default fixed, reproducible)")
-            p.add_argument("--confidence", help="mc: confidence level of the interval (default 0.95)")
-            p.add_argument("--alpha-max", help="rdp: largest integer order searched (default adaptive, <= 10000)")
-            p.add_argument("--search-tol", help="rdp: stop the order search when larger orders can improve ε by at "
-                                                "most this fraction (default 1e-3)")
-            p.add_argument("--target-gap", help="best: stop asking further methods once the bracket's relative "
-                                                "width is at most this (default 0.01; 0: run every method)")
+            add_method_flags(p)
         p.add_argument("--digits", default=str(DEFAULT_DIGITS), help=f"significant digits (default {DEFAULT_DIGITS})")
         p.add_argument("--budget", help="seconds the query may take by the cost model's estimate (default 600); "
                                         "a request estimated above it is refused before it starts")
@@ -58,66 +45,28 @@ def register(sub) -> None:
         p.set_defaults(run=run, render=render_text)
 
 
-PLD_KNOBS = ("loss_step", "grid_step", "tail")
-MC_KNOBS = ("samples", "seed", "confidence")
-RDP_KNOBS = ("alpha_max", "search_tol")
-BEST_KNOBS = ("target_gap",)
-#: --method -> the method-specific flags it accepts
-METHOD_FLAGS = {"pld": PLD_KNOBS, "best": PLD_KNOBS + BEST_KNOBS, "analytic": ("loss_step", "tail"), "mc": MC_KNOBS,
-                "rdp": RDP_KNOBS}
+def add_method_flags(p) -> None:
+    """Every registered method's flags, each once, its help prefixed by the methods that take it."""
+    for flag, owners in registry.flags().values():
+        p.add_argument(f"--{flag.name}", help=f"{'|'.join(owners)}: {flag.help}")
 
 
 def method_options(args) -> dict:
-    """Method-specific keywords (pld/best accuracy knobs, analytic's Poisson PLD knobs, mc sampling) and, for
-    every method that accepts `progress` (takes_progress), a progress reporter on stderr (common.Progress: a
-    terminal bar shown after ~2 s, plain periodic lines elsewhere); a flag given to a method that does not
-    take it is an error."""
-    allowed = METHOD_FLAGS.get(args.method, ())
-    given = {k: getattr(args, k) for k in PLD_KNOBS + MC_KNOBS + RDP_KNOBS + BEST_KNOBS
-             if getattr(args, k, None) is not None}
-    for name, value in given.items():
-        if name not in allowed:
-            owners = [m for m, flags in METHOD_FLAGS.items() if name in flags]
-            raise InvalidParameter(name.replace("_", "-"), value, "applies only to --method " + "|".join(owners))
-    out = _knobs(args.method, given)
-    if takes_progress(args.method):
+    """The method's keywords from its flags (registry: `Method.flags`, `Method.options_from_flags`) and, for a
+    method that reports progress, a progress reporter on stderr (common.Progress: a terminal bar shown after ~2 s,
+    plain periodic lines elsewhere); a flag given to a method that does not take it is an error."""
+    method = registry.method(args.method)
+    flags = registry.flags()
+    given = {f.keyword: getattr(args, f.keyword) for f, _ in flags.values() if getattr(args, f.keyword, None) is not None}
+    allowed = {f.keyword for f in method.flags}
+    for keyword, value in given.items():
+        if keyword not in allowed:
+            owners = next(o for f, o in flags.values() if f.keyword == keyword)
+            raise InvalidParameter(keyword.replace("_", "-"), value, "applies only to --method " + "|".join(owners))
+    out = method.options_from_flags(given)
+    if method.takes_progress:
         out["progress"] = progress_bar()
     return out
-
-
-def _knobs(method: str, given: dict) -> dict:
-    if method == "mc":
-        return given
-    if method == "rdp":
-        out = {}
-        if "alpha_max" in given:
-            out["alpha_max"] = integer("alpha-max", given["alpha_max"], 2, 10_000)
-        if "search_tol" in given:
-            out["search_tol"] = as_float("search-tol", given["search_tol"], positive)
-        return out
-    from ..numeric.pld.pld_accountant import Settings
-    knobs = {k: v for k, v in given.items() if k in PLD_KNOBS}
-    try:
-        settings = Settings(**{k: as_float(k.replace("_", "-"), v, positive) for k, v in knobs.items()})
-    except InvalidParameter as e:  # name the flag as typed (--grid-step), not the keyword (grid_step)
-        raise InvalidParameter(e.name.replace("_", "-"), given.get(e.name, e.value), e.valid) from None
-    if method == "analytic":
-        from ..numeric.analytic import Options
-        return {"options": Options(pld=settings)} if given else {}
-    if method == "pld":
-        return {"settings": settings}
-    if method == "best":
-        gap = {"target_gap": as_float("target-gap", given["target_gap"], nonnegative)} if "target_gap" in given else {}
-        return {"settings": settings, **gap}
-    return {}
-
-
-def takes_progress(method: str) -> bool:
-    """Whether the method's delta/epsilon accept a `progress=callable(stage)` keyword (pld, best, analytic)."""
-    module = api.METHODS.get(method)
-    if module is None:
-        return False
-    return all("progress" in inspect.signature(getattr(module, q)).parameters for q in ("delta", "epsilon"))
 
 
 def run(args) -> dict:

@@ -3,8 +3,8 @@
 Routes (each returns a Bracket; exact routes have lower == upper at the working precision):
 * finite pairs (randomized response, discrete): count enumeration for allocation (any k, exact
   k-subset likelihood) and Poisson, epochs by exact composition;
-* Gaussian with every step always used (allocation k = steps, or Poisson rate 1): the t·E-fold
-  composition is a Gaussian with σ/√(tE) (F13 closed form);
+* pairs whose compositions have a closed form (the Gaussian), every step always used (allocation k = steps,
+  or Poisson rate 1): the t·E-fold composition is one such pair (F13: a Gaussian with σ/√(tE));
 * continuous pairs, allocation k = 1 with t ≤ 3 or Poisson with t·E ≤ 2: quadrature with a stated
   error estimate (error_kind "quadrature");
 * anything else raises UnsupportedRequest naming the parameter and the supported range.
@@ -18,9 +18,8 @@ import mpmath as mp
 from ..config import Config
 from ..errors import UnsupportedRequest
 from ..formatting import decimal
-from ..mechanisms import ContinuousMechanism, FinitePair, Gaussian
+from ..mechanisms import ContinuousMechanism, Mechanism
 from ..mechanisms.base import mpq
-from ..mechanisms.gaussian import gaussian_delta
 from ..result import Bracket, max_bracket
 from ..validation import abbreviated, direction as check_direction, integer, open_unit, real
 from . import discrete_profiles, quadrature
@@ -28,13 +27,8 @@ from .rdp import allocation_rdp, poisson_rdp
 
 GUARD = 15
 METHOD = "exact"
-#: working digits the Gaussian composition route never exceeds (F13 cancellation, see _gaussian_delta_settled)
+#: working digits the closed-form composition route never exceeds (F13 cancellation, see _settled_delta)
 MAX_WORKING_DIGITS = 4000
-#: 1/σ (of the composition) from which ε(δ) is solved in the shifted variable (`_gaussian_epsilon_shifted`)
-SHIFTED_FROM = 1000
-#: smallest Gaussian σ given to the quadrature: at t = 2 every δ (ε from 0.1 to 4/(2σ²)) and ε(1e-5) probed at
-#: σ = 0.003 and below was unresolved, allocation and Poisson (some at σ = 0.005 were resolved)
-QUAD_MIN_SIGMA = Fraction(1, 500)
 #: widest quadrature answer returned (relative to δ, or to max(ε, 1)): a wider one is no answer (σ = 1/1000 at t = 2
 #: gave δ = 1.22 ± 20 and ε ∈ [0, 20942]); the request is refused naming the methods that serve it
 UNRESOLVED = mp.mpf("1e-3")
@@ -71,18 +65,15 @@ def _per_direction(direction: str, one) -> Bracket:
     return max_bracket(one("remove"), one("add"))
 
 
-def _gaussian_composition_sigma(config: Config):
-    """σ/√(tE) when every step uses the element (allocation k = t, or Poisson rate 1), else None."""
-    if not isinstance(config.mechanism, Gaussian):
-        return None
+def composition(config: Config) -> Mechanism | None:
+    """The whole configuration as one pair when every step uses the element (allocation k = t, or Poisson rate 1)
+    and the pair's compositions have a closed form (`Mechanism.composed`: the Gaussian's σ/√(tE), F13), else None."""
     always = config.k == config.steps if config.scheme == "allocation" else config.rate == 1
-    if not always:
-        return None
-    return mp.mpf(config.mechanism.sigma.numerator) / config.mechanism.sigma.denominator / mp.sqrt(config.steps * config.epochs)
+    return config.mechanism.composed(config.steps * config.epochs) if always else None
 
 
-def _gaussian_delta_settled(config: Config, e: mp.mpf | Fraction, digits: int) -> mp.mpf:
-    """F13 at σ/√(tE) and ε = e, with `digits` correct significant digits at any scale of δ.
+def _settled_delta(pair: Mechanism, e: mp.mpf | Fraction, digits: int) -> mp.mpf:
+    """The closed-form δ(ε = e) of `pair` (a `composition`) with `digits` correct significant digits at any scale.
 
     A rational e is formed anew at each working precision: read once (at digits + GUARD), ε = 12345678901.1 was
     off by 1e-17, which moved δ ≈ e^(−ε²/2) by a factor e^(−ε·1e-17) (9 of 12 digits right) and e^(−5e599)'s
@@ -91,13 +82,13 @@ def _gaussian_delta_settled(config: Config, e: mp.mpf | Fraction, digits: int) -
     The two Φ terms of F13 cancel (to about log10(σ) digits at ε = 0 for large σ, log10(εσ²) for large ε),
     so the fixed working precision could return a few digits or even 0 for a δ > 0 (every finite ε has
     δ > 0: full support). Evaluated at growing precisions until two consecutive values agree to digits + 2
-    digits (never at 0); more than MAX_WORKING_DIGITS raises UnsupportedRequest naming sigma.
+    digits (never at 0); more than MAX_WORKING_DIGITS raises UnsupportedRequest naming the pair's parameter.
     """
     dps, previous = digits + GUARD, None
     while True:
         with mp.workdps(dps):
             point = mpq(e) if isinstance(e, Fraction) else e
-            value = gaussian_delta(_gaussian_composition_sigma(config), point)
+            value = pair.delta(point)
         step = dps
         if previous is not None and value and previous:
             if value == previous:
@@ -109,23 +100,44 @@ def _gaussian_delta_settled(config: Config, e: mp.mpf | Fraction, digits: int) -
                 step = max(GUARD, digits + 2 - int(agreed) + GUARD)
         previous = value
         if dps >= MAX_WORKING_DIGITS:
-            raise UnsupportedRequest("sigma", abbreviated(str(config.mechanism.sigma)),
-                                     f"delta(epsilon={mp.nstr(point, 10)}) of the Gaussian composition is not resolved to "
-                                     f"{digits} digits within {MAX_WORKING_DIGITS} working digits")
+            name = pair.parameter
+            raise UnsupportedRequest(name, abbreviated(pair.params()[name]),
+                                     f"delta(epsilon={mp.nstr(point, 10)}) of the {type(pair).__name__} composition is not "
+                                     f"resolved to {digits} digits within {MAX_WORKING_DIGITS} working digits")
         dps = min(dps + step, MAX_WORKING_DIGITS)
+
+
+def _settled_epsilon(pair: Mechanism, target: Fraction, digits: int) -> mp.mpf | None:
+    """`pair.epsilon_direct(target)` settled like `_settled_delta` (two precisions agree to digits + 2 digits), or
+    None when the pair has no direct solver here."""
+    dps, previous = digits + GUARD, None
+    while True:
+        with mp.workdps(dps):
+            value = pair.epsilon_direct(target)
+        if value is None:
+            return None
+        if previous is not None and abs(value - previous) <= mp.mpf(10) ** -(digits + 2) * abs(value):
+            return value
+        if dps >= MAX_WORKING_DIGITS:  # ε = μ + c·s cancels only near ε = 0, at a δ within e^(−c²/8) of 1
+            raise UnsupportedRequest("delta", abbreviated(str(target)), f"epsilon(delta) of the {type(pair).__name__} "
+                                     f"composition is not resolved to {digits} digits within {MAX_WORKING_DIGITS} "
+                                     "working digits")
+        previous, dps = value, min(dps + GUARD, MAX_WORKING_DIGITS)
 
 
 def _delta_one(config: Config, eps: Fraction, d: str, digits: int) -> Bracket:
     mech = config.mechanism
     with mp.workdps(digits + GUARD):
         e = mp.mpf(eps.numerator) / eps.denominator
-        if isinstance(mech, FinitePair):
-            v = discrete_profiles.discrete_delta(
-                mech, config.scheme, config.steps, eps, d, k=config.k, epochs=config.epochs, rate=config.rate, digits=digits)
-            return Bracket("delta", v, v, METHOD, d)
-        if _gaussian_composition_sigma(config) is not None:
-            v = _gaussian_delta_settled(config, eps, digits)
-            return Bracket("delta", v, v, METHOD, d, details={"route": "gaussian composition (F13)"})
+        pairs = mech.finite_pairs()
+        if pairs is not None:
+            return _finite_bracket("delta", pairs, lambda pair: discrete_profiles.discrete_delta(
+                pair, config.scheme, config.steps, eps, d, k=config.k, epochs=config.epochs, rate=config.rate,
+                digits=digits), d, digits)
+        comp = composition(config)
+        if comp is not None:
+            v = _settled_delta(comp, eps, digits)
+            return Bracket("delta", v, v, METHOD, d, details={"route": f"{comp.name} composition (F13)"})
         value, err = _quadrature_delta(config, eps, d, digits)
         _check_resolved(config, "delta", value, err, abs(value))
         lo, hi = max(value - err, max(mp.mpf(0), -mp.expm1(e))), min(value + err, mp.mpf(1))
@@ -135,70 +147,38 @@ def _delta_one(config: Config, eps: Fraction, d: str, digits: int) -> Bracket:
 def _epsilon_one(config: Config, target: Fraction, d: str, digits: int) -> Bracket:
     mech = config.mechanism
     with mp.workdps(digits + GUARD):
-        if isinstance(mech, FinitePair):
-            v = discrete_profiles.discrete_epsilon(
-                mech, config.scheme, config.steps, target, d, k=config.k, epochs=config.epochs, rate=config.rate, digits=digits)
-            return Bracket("epsilon", v, v, METHOD, d)
-        if _gaussian_composition_sigma(config) is not None:
-            inverse_sigma_squared = config.steps * config.epochs / config.mechanism.sigma ** 2
-            v = (_gaussian_epsilon_shifted(inverse_sigma_squared, target, digits)
-                 if inverse_sigma_squared >= SHIFTED_FROM ** 2 else
-                 _invert_decreasing(lambda e: _gaussian_delta_settled(config, e, digits), mpq(target)))
-            return Bracket("epsilon", v, v, METHOD, d, details={"route": "gaussian composition (F13)"})
+        pairs = mech.finite_pairs()
+        if pairs is not None:
+            return _finite_bracket("epsilon", pairs, lambda pair: discrete_profiles.discrete_epsilon(
+                pair, config.scheme, config.steps, target, d, k=config.k, epochs=config.epochs, rate=config.rate,
+                digits=digits), d, digits)
+        comp = composition(config)
+        if comp is not None:
+            v = _settled_epsilon(comp, target, digits)
+            if v is None:
+                v = _invert_decreasing(lambda e: _settled_delta(comp, e, digits), mpq(target))
+            return Bracket("epsilon", v, v, METHOD, d, details={"route": f"{comp.name} composition (F13)"})
         lo, hi = _quadrature_epsilon(config, target, d, digits)
         _check_resolved(config, "epsilon", (lo + hi) / 2, (hi - lo) / 2, max(abs(hi), 1))
         return Bracket("epsilon", lo, hi, METHOD, d, "quadrature")
 
 
-def _gaussian_epsilon_shifted(c2: Fraction, target: Fraction, digits: int) -> mp.mpf:
-    """ε(δ) of the Gaussian composition with 1/σ² = c2 ≥ SHIFTED_FROM² (F13, F15), through s = (ε − μ)/c, μ = c²/2:
-
-        δ = Φ(−s) − e^ε Φ(−s − c) = Φ(−s) − φ(s)·R(s + c),   R(y) = Φ(−y)/φ(y) (Mills ratio),
-
-    since e^ε φ(s + c) = φ(s) exactly. Both terms are of moderate size (|s| ≲ 150 for δ ≥ 1e-5000, no cancellation:
-    R(s + c) ≤ 1/(s + c)), so s is bisected at the working precision and ε = μ + c·s formed once; the search in ε
-    doubled from 1 up to ε ≈ 1/(2σ²) (26 575 doublings at σ = 1e-4000, 100 s, then refused: F13 at that ε needs
-    8000 working digits). Settled like `_gaussian_delta_settled`: two precisions agree to digits + 2 digits."""
-    dps, previous = digits + GUARD, None
-    while True:
-        with mp.workdps(dps):
-            c = mp.sqrt(mpq(c2))
-            goal = mpq(target)
-
-            def excess(s):  # δ(μ + c·s) − δ, decreasing in s
-                return mp.ncdf(-s) - mp.npdf(s) * _mills(s + c) - goal
-
-            lo, hi = mp.mpf(-1), mp.mpf(1)
-            while excess(lo) <= 0:
-                lo *= 2
-            while excess(hi) > 0:
-                hi *= 2
-            for _ in range(4 * mp.mp.prec):
-                if hi - lo <= mp.eps * (1 + abs(hi)):
-                    break
-                mid = (lo + hi) / 2
-                lo, hi = (mid, hi) if excess(mid) > 0 else (lo, mid)
-            value = mpq(c2) / 2 + c * hi
-        if previous is not None and abs(value - previous) <= mp.mpf(10) ** -(digits + 2) * abs(value):
-            return value
-        if dps >= MAX_WORKING_DIGITS:  # ε = μ + c·s cancels only near ε = 0, at a δ within e^(−c²/8) of 1
-            raise UnsupportedRequest("delta", abbreviated(str(target)), f"epsilon(delta) of the Gaussian composition "
-                                     f"is not resolved to {digits} digits within {MAX_WORKING_DIGITS} working digits")
-        previous, dps = value, min(dps + GUARD, MAX_WORKING_DIGITS)
-
-
-def _mills(y: mp.mpf) -> mp.mpf:
-    """R(y) = Φ(−y)/φ(y): Σ_k (−1)^k (2k−1)!!/y^(2k+1) when y² > 5(dps + 10), else directly. The series envelops R
-    (the error is below the first omitted term) and its smallest term, about e^(−y²/2), is then below the working
-    precision, so the sum stops while the terms still shrink; directly, e^(y²/2) of y = 1e4000 took the time."""
-    if y * y <= 5 * (mp.mp.dps + 10):
-        return mp.ncdf(-y) / mp.npdf(y)
-    inv, term, total, k = 1 / (y * y), 1 / y, 1 / y, 0
-    while abs(term) > mp.eps * total:
-        k += 1
-        term *= -(2 * k - 1) * inv
-        total += term
-    return total
+def _finite_bracket(quantity: str, pairs: tuple, value, d: str, digits: int) -> Bracket:
+    """The exact value of a finite pair, or for a pair bracketed by two finite pairs (lower, upper) the bracket of
+    their values, each moved outward by its stated accuracy (10^-digits relative: `digits` correct digits), so the
+    bracket bounds the truth (error_kind "bound")."""
+    lower, upper = pairs
+    lo = value(lower)
+    if upper is lower:
+        return Bracket(quantity, lo, lo, METHOD, d)
+    hi = value(upper)
+    if quantity == "epsilon":
+        lo, hi = min(lo, hi), max(lo, hi)  # ε(δ) of the lower pair is the lower end
+    rel = mp.mpf(10) ** -digits
+    lo, hi = lo - abs(lo) * rel, hi + abs(hi) * rel
+    if quantity == "delta":
+        lo, hi = max(lo, mp.mpf(0)), min(hi, mp.mpf(1))
+    return Bracket(quantity, lo, hi, METHOD, d, "bound", {"route": "bracketing finite pairs"})
 
 
 def _check_resolved(config: Config, quantity: str, value, err, scale) -> None:
@@ -228,20 +208,25 @@ def _quadrature_route(config: Config) -> str:
 
 
 def _resolvable(config: Config, route: str) -> str:
-    """`route`, unless the Gaussian's σ lies below QUAD_MIN_SIGMA: UnsupportedRequest naming sigma, before any work
-    (σ = 1e-4000 took 7–40 s of 26 000-bit exponentials to report an unresolved estimate, or crashed printing it)."""
-    sigma = getattr(config.mechanism, "sigma", None)
-    if isinstance(config.mechanism, Gaussian) and sigma < QUAD_MIN_SIGMA:
-        raise UnsupportedRequest("sigma", abbreviated(str(sigma)), f"the exact quadrature ({route}, steps="
-                                 f"{config.steps}) does not resolve sigma < {float(QUAD_MIN_SIGMA):g} (small noise makes "
-                                 "its integrand too sharp); --method pld serves sigma >= 0.001")
+    """`route`, unless a parameter lies below the pair's `quadrature_limits` (the Gaussian's σ < 1/500):
+    UnsupportedRequest naming it, before any work (σ = 1e-4000 took 7–40 s of 26 000-bit exponentials to report an
+    unresolved estimate, or crashed printing it)."""
+    mech = config.mechanism
+    for name, lo in mech.quadrature_limits.items():
+        value = getattr(mech, name)
+        if value < lo:
+            serves = mech.float_limits.get(name, (None,))[0]
+            float_route = f"; --method pld serves {name} >= {float(serves):g}" if serves is not None else ""
+            raise UnsupportedRequest(name, abbreviated(str(value)), f"the exact quadrature ({route}, steps="
+                                     f"{config.steps}) does not resolve {name} < {float(lo):g} (small noise makes its "
+                                     f"integrand too sharp){float_route}")
     return route
 
 
 def quadrature_route(config: Config) -> tuple[str, int] | None:
     """("allocation" | "poisson", steps of the quadrature) when delta/epsilon of `config` go by quadrature, else None
     (finite pairs, F13 compositions, requests the exact layer refuses); read by the cost model (verialloc.cost)."""
-    if isinstance(config.mechanism, FinitePair) or _gaussian_composition_sigma(config) is not None:
+    if config.mechanism.finite_pairs() is not None or composition(config) is not None:
         return None
     try:
         kind = _quadrature_route(config)

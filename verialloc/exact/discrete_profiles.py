@@ -13,7 +13,6 @@ import mpmath as mp
 
 from ..errors import InvalidParameter, UnsupportedRequest
 from ..mechanisms.base import mpq
-from ..mechanisms.finite import RandomizedResponse
 from ..validation import digits as check_digits
 from ..validation import direction as check_direction
 from ..validation import integer, rate as check_rate, real, to_fraction
@@ -297,30 +296,10 @@ def _loss_bound(mech, scheme, steps, k, epochs, rate, direction):
     t, e = integer("steps", steps), integer("epochs", epochs)
     lam = None if scheme == "allocation" else check_rate("rate", rate)
     c = e * (integer("k", k, 1, t) if lam is None else t)
-    if isinstance(mech, RandomizedResponse):  # r = (e^{ε0}, e^{−ε0})
-        if lam is None or lam == 1:
-            return c * mech.eps0
-        e0 = mech.eps0 if direction == "remove" else -mech.eps0
-        log_ratio = lambda: mp.log1p(mpq(lam) * mp.expm1(mpq(e0)))  # noqa: E731
-        return (c, log_ratio) if direction == "remove" else (c, lambda: -log_ratio())
-    exact = mech.exact_probabilities()
-    if exact is None:
-        return None
-    p, q = exact
-    if direction == "remove":
-        if any(x > 0 and y == 0 for x, y in zip(p, q)):
-            return mp.inf
-        r = max(x / y for x, y in zip(p, q) if y > 0)
-        ratio = r if lam is None else lam * r + 1 - lam
-    else:
-        r = min(x / y for x, y in zip(p, q) if y > 0)
-        s = r if lam is None else lam * r + 1 - lam
-        if s == 0:
-            return mp.inf
-        ratio = 1 / s
-    if ratio == 1:
-        return Fraction(0)
-    return c, lambda: mp.log1p(mpq(ratio - 1))  # ln of a rational ≠ 1: irrational
+    single = _finite(mech).largest_loss(direction, lam)
+    if single is None or (isinstance(single, mp.mpf) and mp.isinf(single)):
+        return single
+    return c * single if isinstance(single, Fraction) else (c, single)
 
 
 def _vanishes(mech, scheme, steps, k, epochs, rate, eps: Fraction, direction: str, digits: int) -> bool:
@@ -354,20 +333,20 @@ def _short(x: Fraction):
 def _unresolved_delta(mech, eps: Fraction, digits: int, cap: int) -> UnsupportedRequest:
     text = (f"delta(epsilon={_short(eps)}) is positive but not resolved to {digits} digits within {cap} working digits "
             "(P and Q too close at this epsilon)")
-    if isinstance(mech, RandomizedResponse):
-        return UnsupportedRequest("eps0", _short(mech.eps0), text)
+    if mech.exact_probabilities() is None:  # irrational masses: their parameter sets how close P and Q are
+        return UnsupportedRequest(mech.parameter, _short(getattr(mech, mech.parameter)), text)
     return UnsupportedRequest("epsilon", _short(eps), text)
 
 
 def _epsilon_is_zero(mech, scheme, steps, k, epochs, rate, target: Fraction) -> bool:
     """True iff the smallest ε with δ(ε) ≤ target is exactly 0: δ(0) = target and δ(ε) > target for ε < 0.
 
-    Randomized response: never. Every mass is a polynomial with rational coefficients in the transcendental
+    Pairs with irrational masses, e.g. randomized response: never. Every mass is a polynomial with rational coefficients in the transcendental
     y = e^{ε0}/(1 + e^{ε0}), so δ(0) = TV is such a polynomial that vanishes at y = 1/2 (P = Q there); it equals
     a rational target only if target = 0 = TV, impossible for ε0 > 0. Rational pairs: decided with exact
     Fractions (TV = δ(0), and the slope −B(ratio ≥ 1) left of 0 must be nonzero). Unknown pairs: False.
     """
-    if isinstance(mech, RandomizedResponse) or mech.exact_probabilities() is None:
+    if mech.exact_probabilities() is None:
         return False
     pair = scheme_pair(mech, scheme, steps, k=k, epochs=epochs, rate=rate, exact=True)
     tv = sum((x - y for x, y in zip(pair.a, pair.b) if x > y), Fraction(0))

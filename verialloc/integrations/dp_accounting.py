@@ -44,7 +44,7 @@ import mpmath as mp
 from dp_accounting import dp_event as dpe
 from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
 
-from .. import api, cost
+from .. import api, cost, registry
 from ..config import Config
 from ..errors import InvalidParameter, UnsupportedRequest, VeriallocError
 from ..mechanisms import DiscretePair, Gaussian, Laplace, Mechanism
@@ -91,9 +91,9 @@ class VerifiedAccountant(PrivacyAccountant):
     def __init__(self, neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
                  method: str = "pld", **options):
         super().__init__(_relation(neighboring_relation))
-        if not isinstance(method, str) or method not in api.METHODS or method == "mc":
-            raise InvalidParameter("method", abbreviated(method), "must be a certified method: "
-                                   + "|".join(m for m in api.METHODS if m != "mc"))
+        certified = [name for name, m in registry.METHODS.items() if m.gives_bounds]
+        if not isinstance(method, str) or method not in certified:
+            raise InvalidParameter("method", abbreviated(method), "must be a certified method: " + "|".join(certified))
         _check_options(method, options)
         self._method, self._options = method, options
 
@@ -165,7 +165,7 @@ class VerifiedAccountant(PrivacyAccountant):
 
 def _check_options(method: str, options: dict) -> None:
     """The keywords of VerifiedAccountant(..., **options), checked when it is built, not at the first query."""
-    valid = ("digits", "budget", *api.OPTIONS[method])
+    valid = ("digits", "budget", *registry.method(method).keywords)
     for key, value in options.items():
         if key not in valid:
             why = ("VerifiedAccountant always answers for direction both (the max over remove and add, F3), which "

@@ -25,13 +25,13 @@ import os
 from decimal import Decimal
 from fractions import Fraction
 
-from .. import json_input
+from ..io import json_input
 from ..certify import certify, make_claim
 from ..certify.refine import DEFAULT_BUDGET, Certificate
 from ..config import Config
 from ..errors import InvalidParameter, UnsupportedRequest
 from ..mechanisms import Gaussian
-from ..mechanisms.finite import read_limited
+from ..io.files import read_limited
 from ..validation import abbreviated, check_number_text, integer, open_unit, positive, rate
 
 MAX_HISTORY_BYTES = 2 ** 20

@@ -1,6 +1,10 @@
 """Dominating pairs P = R(*), Q = R(⊥) (F8, F9) and the interface every layer relies on.
 
-All mpmath-returning methods work at the *current* `mpmath.mp` precision; callers (the exact layer)
+A mechanism declares everything the layers need from it, so that adding one is one module plus its registration
+(mechanisms.registry): how the command line and configuration files name it and its parameter; its exact profile
+and moments (exact layer); its float64 loss law and log-moments (numeric layer); summary statistics of its loss
+(cost model); the range of its parameter that float64 methods represent; and whether its compositions have a
+closed form. All mpmath-returning methods work at the *current* `mpmath.mp` precision; callers (the exact layer)
 set it with `mp.workdps`. Directions (F3): "remove" is H(P‖Q), "add" is H(Q‖P).
 """
 from __future__ import annotations
@@ -10,6 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath as mp
+import numpy as np
 import sympy as sp
 
 from ..errors import InvalidParameter
@@ -35,15 +40,90 @@ class SymbolicMoments:
     meaning: sp.Expr | None
 
 
+@dataclass(frozen=True)
+class FloatMoments:
+    """ln D_j (j = 0..n) in float64 with absolute error bounds on each logarithm (F5); a mechanism with a closed
+    form for ln(D_j − 1) gives it too (else the rdp route derives it, numeric.rdp.log_moments); `identical`: P = Q."""
+
+    log_d: np.ndarray
+    err: np.ndarray
+    log_excess: np.ndarray | None = None
+    err_excess: np.ndarray | None = None
+    identical: bool = False
+
+
+@dataclass(frozen=True)
+class LossStatistics:
+    """Mean, variance and span of one step's privacy loss under P, and χ² = D_2 − 1 (F5), in float64: what the
+    cost model needs to size a composed loss grid (rough, on the expensive side)."""
+
+    mean: float
+    variance: float
+    span: float
+    chi2: float
+
+
 class Mechanism(ABC):
     """A dominating pair (P, Q) of a randomizer; P = R(*) (element present), Q = R(⊥)."""
 
-    #: name used by the CLI (`--mechanism`)
+    #: name used by the CLI (`--mechanism`) and configuration files (`mechanism = ...`)
     name: str
+    #: the one parameter the CLI flag (`--<parameter>`) and configuration key give (a number parameter is also the
+    #: attribute holding its exact value), and its help text
+    parameter: str
+    parameter_help: str
+    #: "number" (read exactly from its text) or "json" (an object, inline JSON or a JSON file: io.config_file)
+    parameter_kind: str = "number"
+    #: how to shorten the loss tails, named in a refusal
+    milder: str = "a pair with a narrower loss range"
+    #: {parameter: (lo, hi)} the float64 methods represent (outside: refused before any work, naming the range)
+    float_limits: dict = {}
+    #: {parameter: lo} below which the exact layer's quadrature does not resolve the pair (refused before any work)
+    quadrature_limits: dict = {}
+    #: whether the moments D_p have a closed form (exact RDP is then cheaper: the cost model)
+    closed_form_moments: bool = False
+
+    @classmethod
+    def from_parameter(cls, value) -> "Mechanism":
+        """The mechanism from its parameter's value (validated by the constructor, errors name the parameter)."""
+        return cls(value)
 
     @abstractmethod
     def params(self) -> dict[str, str]:
         """The defining parameters as exact decimal/rational strings (echoed by the CLI)."""
+
+    def finite_pairs(self) -> tuple | None:
+        """(lower, upper): finite pairs (mechanisms.finite.FinitePair) whose profiles bracket this pair's in every
+        scheme — the same pair twice for a finite pair — or None (the exact layer enumerates them)."""
+        return None
+
+    def composed(self, n: int) -> "Mechanism | None":
+        """The n-fold composition of this pair as one pair with a closed form (the Gaussian's, F13), or None."""
+        return None
+
+    def epsilon_direct(self, target: Fraction) -> mp.mpf | None:
+        """ε(δ = target) at the current precision by a solver of the pair's own (the Gaussian's shifted F13), or None:
+        the exact layer then inverts `delta`."""
+        return None
+
+    @abstractmethod
+    def loss_law(self, bound: str = "upper"):
+        """The float64 law of the privacy loss (mechanisms.loss_law.LossLaw) that the PLDs of `bound` ("upper",
+        "lower") are built from: the pair's own law, or for a pair known only up to a bracket the bracketing pair's."""
+
+    def loss_laws(self) -> dict:
+        """{"upper": law, "lower": law}: one law (the same object) for both bounds, unless the pair is known only
+        up to a bracket (then `loss_law` of each bound)."""
+        law = self.loss_law()
+        return {"upper": law, "lower": law}
+
+    @abstractmethod
+    def float_log_moments(self, j: np.ndarray) -> FloatMoments:
+        """ln D_j for the orders j (float array 0..n) with error bounds (F5), P ≪ Q assumed (callers check)."""
+
+    @abstractmethod
+    def loss_statistics(self) -> LossStatistics:
+        """Float64 summary of one step's privacy loss for the cost model."""
 
     @property
     def absolutely_continuous(self) -> bool:
@@ -103,6 +183,15 @@ class ContinuousMechanism(Mechanism):
     @abstractmethod
     def breakpoints(self) -> list:
         """Points where the loss or the density of Q is not smooth (split points for quadrature)."""
+
+    @abstractmethod
+    def loss_scale(self) -> Fraction:
+        """The scale of the privacy loss (1/σ², 1/b), exactly: the quadrature exponentiates losses of that size."""
+
+    def allocation_depth(self, epsilon: mp.mpf, t: int) -> mp.mpf | None:
+        """A bound on how many standard deviations into the tail δ(ε) of 1-of-t allocation lies (remove), or None
+        (the cost model's estimate of the nested quadrature)."""
+        return None
 
     def q_interval(self) -> tuple:
         """Support of Q (for quadrature)."""

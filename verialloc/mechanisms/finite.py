@@ -1,19 +1,19 @@
 """Pairs on a finite output set: randomized response and arbitrary discrete pairs."""
 from __future__ import annotations
 
-import os
-import stat
+import math
 from abc import abstractmethod
 from fractions import Fraction
-from pathlib import Path
 
 import mpmath as mp
+import numpy as np
 import sympy as sp
+from scipy.special import logsumexp
 
-from .. import json_input
 from ..errors import InvalidParameter
 from ..validation import abbreviated, check_number_text, positive, real, to_fraction
-from .base import Mechanism, SymbolicMoments, mpq
+from .base import FloatMoments, LossStatistics, Mechanism, SymbolicMoments, mpq
+from .loss_law import U, FiniteLoss, finite_loss
 
 
 class FinitePair(Mechanism):
@@ -83,11 +83,77 @@ class FinitePair(Mechanism):
             vals.append(sp.cancel(sp.Add(*terms)) if self.generator is not None else sp.Add(*terms))
         return SymbolicMoments(tuple(vals), self.generator, self.generator_value)
 
+    def finite_pairs(self) -> tuple:
+        return self, self
+
+    def largest_loss(self, direction: str, rate: Fraction | None):
+        """L* = the largest privacy loss of one step in `direction` (F1), the pair Poisson-subsampled at `rate`
+        (None: not subsampled; F46): with r = P/Q per output over Q > 0, remove ln max r, add −ln min r, r replaced
+        by λr + 1 − λ at rate λ. mp.inf (mass of one side where the other has none), an exact Fraction, a callable
+        giving the irrational L* at the current precision (the log of a rational ≠ 1: Lindemann–Weierstrass), or
+        None for a pair without rational masses."""
+        exact = self.exact_probabilities()
+        if exact is None:
+            return None
+        p, q = exact
+        if direction == "remove":
+            if any(x > 0 and y == 0 for x, y in zip(p, q)):
+                return mp.inf
+            r = max(x / y for x, y in zip(p, q) if y > 0)
+            ratio = r if rate is None else rate * r + 1 - rate
+        else:
+            r = min(x / y for x, y in zip(p, q) if y > 0)
+            s = r if rate is None else rate * r + 1 - rate
+            if s == 0:
+                return mp.inf
+            ratio = 1 / s
+        if ratio == 1:
+            return Fraction(0)
+        return lambda: mp.log1p(mpq(ratio - 1))
+
+    def loss_law(self, bound: str = "upper") -> FiniteLoss:
+        """The atoms ℓ_i = ln P_i/Q_i, each correctly rounded (mechanisms.loss_law.finite_loss)."""
+        return finite_loss(self)
+
+    def float_log_moments(self, j: np.ndarray) -> FloatMoments:
+        """ln Σ_{Q_i>0, P_i>0} Q_i e^{j ℓ_i} (atoms with P_i = 0 only matter for j = 0, where ln D_0 = 0)."""
+        p, q = self.symbolic_probabilities()
+        if all(a == b for a, b in zip(p, q)):
+            zeros = np.zeros(j.size)
+            return FloatMoments(zeros, zeros, np.full(j.size, -np.inf), zeros, identical=True)
+        with mp.workdps(40):
+            p, q = self.probabilities()
+            keep = [(float(mp.log(qi)), float(mp.log(pi) - mp.log(qi))) for pi, qi in zip(p, q) if pi > 0 and qi > 0]
+        log_q = np.array([a for a, _ in keep])
+        loss = np.array([b for _, b in keep])
+        terms = log_q[:, None] + j[None, :] * loss[:, None]
+        log_d = logsumexp(terms, axis=0)
+        log_d[0] = 0.0
+        scale = np.max(np.abs(log_q)) + j * np.max(np.abs(loss)) + math.log2(len(keep) + 1)
+        return FloatMoments(np.maximum(log_d, 0.0), 16 * U * (scale + 2))
+
+    def loss_statistics(self) -> LossStatistics:
+        """From the largest finite |ℓ_i| (logs of the exact rationals: a mass of 1e-400 is no float)."""
+        exact = self.exact_probabilities()
+        if exact is None:
+            losses = [2 * float(getattr(self, "eps0", 1))]
+        else:
+            losses = [abs(_log(Fraction(pi)) - _log(Fraction(qi))) for pi, qi in zip(*exact) if pi > 0 and qi > 0]
+        big = max(losses) if losses else 1.0
+        return LossStatistics(big, big ** 2, 2 * big, math.expm1(min(2 * big, 700.0)))
+
+
+def _log(x: Fraction) -> float:
+    return math.log(x.numerator) - math.log(x.denominator)
+
 
 class RandomizedResponse(FinitePair):
     """Binary randomized response: P = (e^{ε0}, 1)/(1+e^{ε0}), Q = (1, e^{ε0})/(1+e^{ε0}) over outputs (1, 0)."""
 
     name = "randomized-response"
+    parameter = "eps0"
+    parameter_help = "randomized-response ε0 > 0"
+    milder = "a smaller eps0"
 
     def __init__(self, eps0):
         self.eps0 = positive("eps0", eps0)
@@ -105,6 +171,19 @@ class RandomizedResponse(FinitePair):
         x = mp.exp(mpq(self.eps0))
         return [x / (1 + x), 1 / (1 + x)], [1 / (1 + x), x / (1 + x)]
 
+    def largest_loss(self, direction: str, rate: Fraction | None):
+        """L* with r = (e^{ε0}, e^{−ε0}): ε0 unsubsampled, else ±ln(1 + λ·(e^{±ε0} − 1)) (F46)."""
+        if rate is None or rate == 1:
+            return self.eps0
+        e0 = self.eps0 if direction == "remove" else -self.eps0
+        log_ratio = lambda: mp.log1p(mpq(rate) * mp.expm1(mpq(e0)))  # noqa: E731
+        return log_ratio if direction == "remove" else (lambda: -log_ratio())
+
+    def loss_statistics(self) -> LossStatistics:
+        """Losses ±ε0: mean ε0·tanh(ε0/2) under P, variance at most ε0², span 2ε0, χ² ≤ e^{2ε0} − 1."""
+        e0 = float(self.eps0)
+        return LossStatistics(e0 * math.tanh(e0 / 2), e0 ** 2, 2 * e0, math.expm1(min(2 * e0, 700.0)))
+
 
 class DiscretePair(FinitePair):
     """Any finite pair; P may put mass where Q has none (then the remove loss has an atom at +inf).
@@ -115,6 +194,10 @@ class DiscretePair(FinitePair):
     """
 
     name = "discrete"
+    parameter = "pair"
+    parameter_help = ('--mechanism discrete: inline JSON \'{"p": [...], "q": [...]}\' or a JSON file holding that '
+                      'object')
+    parameter_kind = "json"
 
     def __init__(self, p, q):
         (self.p, p_sum), (self.q, q_sum) = _probability_vector("p", p), _probability_vector("q", q)
@@ -123,34 +206,10 @@ class DiscretePair(FinitePair):
             raise InvalidParameter("q", f"length {len(self.q)}", f"must have the same length as p ({len(self.p)})")
 
     @classmethod
-    def from_json(cls, path) -> "DiscretePair":
-        """Read `{"p": [...], "q": [...]}` from a JSON file (a regular file of at most MAX_PAIR_BYTES)."""
-        return cls._from_text(read_limited(path, "pair"), path)
-
-    @classmethod
-    def from_argument(cls, value) -> "DiscretePair":
-        """The `--pair` argument (or a config file's `pair`): a mapping {"p": [...], "q": [...]}, an inline JSON object
-        (text starting with `{` after whitespace, at most MAX_PAIR_BYTES bytes, parsed by `json` only), or the path
-        of a JSON file holding one."""
-        if isinstance(value, dict):
-            return cls._from_data(value, abbreviated(value))
-        if not isinstance(value, str):
-            raise InvalidParameter("pair", abbreviated(value), PAIR_FORMAT + " or the path of such a JSON file")
-        if value.lstrip().startswith("[") and not Path(value).exists():
-            raise InvalidParameter("pair", abbreviated(value), PAIR_FORMAT)  # a JSON array, not a file name
-        if not value.lstrip().startswith("{"):
-            return cls.from_json(value)
-        size = len(value.encode("utf-8", "surrogatepass"))
-        if size > MAX_PAIR_BYTES:
-            raise InvalidParameter("pair", abbreviated(value), f"inline JSON is {size} bytes; at most {MAX_PAIR_BYTES}")
-        return cls._from_text(value, abbreviated(value))
-
-    @classmethod
-    def _from_text(cls, text: str, shown) -> "DiscretePair":
-        return cls._from_data(json_input.loads(text, "pair", shown, PAIR_FORMAT, exact=True), shown)
-
-    @classmethod
-    def _from_data(cls, data, shown) -> "DiscretePair":
+    def from_parameter(cls, data, shown=None) -> "DiscretePair":
+        """The pair from its parameter's object {"p": [...], "q": [...]} (io.config_file reads it from inline JSON
+        or a file); `shown`: how errors name what was given (the text or path), default the object itself."""
+        shown = abbreviated(data) if shown is None else shown
         if not isinstance(data, dict):
             raise InvalidParameter("pair", shown, PAIR_FORMAT)
         if set(data) != {"p", "q"}:
@@ -175,38 +234,9 @@ class DiscretePair(FinitePair):
         return [mpq(x) for x in self.p], [mpq(x) for x in self.q]
 
 
-#: largest pair file read (and inline --pair text), and largest number of atoms of a pair (each a list entry of p and q)
-MAX_PAIR_BYTES = 10 * 2 ** 20
+#: largest number of atoms of a pair (each a list entry of p and q)
 MAX_PAIR_ATOMS = 100_000
 PAIR_FORMAT = 'must be a JSON object {"p": [...], "q": [...]} of probability vectors'
-
-
-def read_limited(path, name: str, limit: int = MAX_PAIR_BYTES) -> str:
-    """The UTF-8 text (byte-order mark dropped) of a regular file of at most `limit` bytes; anything else (a
-    directory, /dev/zero, a FIFO, a larger file, other bytes) raises InvalidParameter naming `name`. Reads at most
-    limit + 1 bytes, never the whole stream."""
-    p = Path(path)
-    special = "must be a regular file (not a device, FIFO or directory)"
-    try:
-        if not stat.S_ISREG(os.stat(p).st_mode):  # before opening: opening a FIFO would block
-            raise InvalidParameter(name, path, special)
-        with open(p, "rb") as fh:
-            info = os.fstat(fh.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise InvalidParameter(name, path, special)
-            if info.st_size > limit:
-                raise InvalidParameter(name, path, f"is {info.st_size} bytes; at most {limit} bytes are read")
-            data = fh.read(limit + 1)
-    except IsADirectoryError:
-        raise InvalidParameter(name, path, special) from None
-    except OSError as exc:
-        raise InvalidParameter(name, path, f"must be a readable file ({type(exc).__name__})") from None
-    if len(data) > limit:
-        raise InvalidParameter(name, path, f"is larger than {limit} bytes (the most that is read)")
-    try:
-        return json_input.decode(data)
-    except UnicodeDecodeError as exc:
-        raise InvalidParameter(name, path, json_input.not_utf8(data, exc)) from None
 
 
 #: largest |sum − 1| of a probability vector that is renormalized (DiscretePair) rather than refused

@@ -15,13 +15,14 @@ from scipy import special
 
 from .. import cost as cost_model
 from ..config import Config
-from ..cost import Estimate
+from ..budget import Estimate
 from ..errors import InvalidParameter
 from ..exact import accountant as exact
 from ..exact.rdp import allocation_rdp
 from ..mechanisms import Gaussian, RandomizedResponse
 from ..numeric.pld import pld_accountant as pld
 from ..numeric.rdp import rdp_accountant
+from ..numeric.rdp.log_moments import MAX_ORDER
 
 
 @dataclass(frozen=True)
@@ -126,8 +127,8 @@ def _rdp_cost(linear: bool):
         if linear:  # a Python loop over α with numpy dot products of length ≤ α
             path = Estimate(5e-6 * a + 1e-9 * a * a, 16.0 * a, "alpha", a)
         else:
-            if a > cost_model.RDP_MAX_ORDER:
-                raise InvalidParameter("alpha", alpha, f"must be an integer in [2, {cost_model.RDP_MAX_ORDER}] "
+            if a > MAX_ORDER:
+                raise InvalidParameter("alpha", alpha, f"must be an integer in [2, {MAX_ORDER}] "
                                        "(float64 RDP orders)")
             path = cost_model.estimate("rdp", config, "rdp", a)
         return ref + path

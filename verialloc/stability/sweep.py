@@ -16,7 +16,7 @@ from pathlib import Path
 
 import mpmath as mp
 
-from ..certify.executor import completed
+from ..runtime.executor import completed
 from ..cost import Budget, BudgetExceeded, Estimate
 from ..errors import InvalidParameter
 from .probes import PROBES, Probe
@@ -89,7 +89,7 @@ def check_cost(p: Probe, xs, ys, budget=None) -> Estimate | None:
 def run(p: Probe, xs, ys, tolerance: float, progress=None, budget=None, executor="local", scheduler=None,
         workers=None) -> list[Point]:
     """Evaluate the float64 path and the reference at every (x, y) (`point`), in grid order; never raises for a
-    failing point. The points run on `executor` (verialloc.certify.executor: local, process or dask). The sweep is
+    failing point. The points run on `executor` (verialloc.runtime.executor: local, process or dask). The sweep is
     refused before it starts when its estimated cost exceeds `budget` (check_cost)."""
     if not (isinstance(tolerance, float | int) and 0 < tolerance < 1):
         raise InvalidParameter("tolerance", tolerance, "must lie in (0, 1)")

@@ -104,8 +104,7 @@ def configs(draw, mechanism=None, schemes=("allocation", "poisson"), max_steps: 
     """
     mech: Mechanism = draw(mechanism if mechanism is not None else mechanisms())
     scheme = draw(st.sampled_from(schemes))
-    continuous = isinstance(mech, (Gaussian, Laplace))
-    if cheap and continuous:
+    if cheap and mech.finite_pairs() is None:  # no enumeration: the exact layer's closed forms or quadrature
         return draw(_cheap_continuous(mech, scheme, max_steps, max_epochs))
     t = draw(st.integers(1, max_steps))
     epochs = draw(st.integers(1, max_epochs))
@@ -119,7 +118,7 @@ def _cheap_continuous(mech, scheme, max_steps, max_epochs):
         return st.sampled_from(((1, 1), (1, 2), (2, 1))).flatmap(
             lambda te: rates().map(lambda lam: Config(mech, "poisson", steps=te[0], epochs=te[1], rate=lam)))
     single = st.integers(1, min(2, max_steps)).map(lambda t: Config(mech, "allocation", steps=t))
-    if not isinstance(mech, Gaussian):
+    if mech.composed(1) is None:  # no closed-form composition (F13): k = t is no cheap route
         return single
     every_step = st.builds(lambda t, e: Config(mech, "allocation", steps=t, k=t, epochs=e),
                            st.integers(1, max_steps), st.integers(1, max_epochs))

@@ -9,21 +9,24 @@ import math
 import pytest
 
 from verialloc import Config, Gaussian, api
-from verialloc.numeric.pld import pld_accountant as acc
+from dataclasses import replace
+
+from verialloc.numeric.pld import pipeline, pld_accountant as acc
+from verialloc.numeric.pld.table import Bound, Direction
 
 
 def poison(monkeypatch, budget: float) -> None:
     """The first (default-mode) build of every table gets upper PLDs with the float budget `budget`."""
-    real = acc.plds
+    real = pipeline.build
 
     def poisoned(config, settings, **kw):
         table = real(config, settings, **kw)
         if kw.get("delta_floor") is None:
-            for d in ("remove", "add"):
-                table[d, "upper"] = acc.replace(table[d, "upper"], float_error=budget)
+            for d in table.built:
+                table.plds[Direction(d), Bound.UPPER] = replace(table[d, "upper"], float_error=budget)
         return table
 
-    monkeypatch.setattr(acc, "plds", poisoned)
+    monkeypatch.setattr(pipeline, "build", poisoned)
 
 
 @pytest.mark.parametrize("direction", ["remove", "add"])

@@ -24,7 +24,7 @@ from verialloc.numeric.pld import compose as C
 from verialloc.numeric.pld.compose import compose, convolve, fft_error_bound, self_compose
 from verialloc.numeric.pld.discretize import atomic_pld, discretize
 from verialloc.numeric.pld.grid import regrid
-from verialloc.numeric.pld.loss_law import GaussianLoss, loss_law
+from verialloc.mechanisms.gaussian import GaussianLoss
 from verialloc.numeric.pld.pld import PLD
 from verialloc.numeric.pld.subsample import SubsampledLoss
 
@@ -99,7 +99,7 @@ def test_step_is_inferred_from_the_grid():
 
 
 def poisson_rr(eps0, rate, direction, bound, step):
-    law = SubsampledLoss(loss_law(RandomizedResponse(eps0)), rate)
+    law = SubsampledLoss(RandomizedResponse(eps0).loss_law(), rate)
     return discretize(law, direction, step, 0.0, bound)
 
 
@@ -370,7 +370,7 @@ def test_refining_the_grid_tightens_both_bounds(direction):
 def test_regridded_exact_pld_composes_like_the_exact_pair():
     """Regrid an exact RR PLD up and down, compose 5 times, compare with the exact 5-fold pair (F8, F48)."""
     mech = RandomizedResponse("0.7")
-    law = loss_law(mech)
+    law = mech.loss_law()
     with mp.workdps(40):
         pair = poisson_pair(mech, 5, 1)
     for direction in DIRECTIONS:

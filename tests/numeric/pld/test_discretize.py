@@ -19,7 +19,8 @@ from verialloc.mechanisms import DiscretePair, Gaussian, Laplace, RandomizedResp
 from verialloc.numeric.pld.compose import self_compose
 from verialloc.numeric.pld.discretize import atomic_pld, discretize, discretize_pair
 from verialloc.numeric.pld.grid import grid_index, regrid, truncate
-from verialloc.numeric.pld.loss_law import FiniteLoss, GaussianLoss, loss_law
+from verialloc.mechanisms.loss_law import FiniteLoss
+from verialloc.mechanisms.gaussian import GaussianLoss
 from verialloc.numeric.pld.pld import PLD
 from verialloc.numeric.pld.subsample import SubsampledLoss
 
@@ -91,7 +92,7 @@ def mechanisms():
 @pytest.mark.parametrize("mech", mechanisms(), ids=lambda m: f"{m.name}{m.params()}")
 @pytest.mark.parametrize("direction", DIRECTIONS)
 def test_delta_bracket_upper_exact_lower(mech, direction):
-    law = loss_law(mech)
+    law = mech.loss_law()
     up = discretize(law, direction, 0.02, 1e-12, "upper")
     low = discretize(law, direction, 0.02, 1e-12, "lower")
     for eps in (-1.0, -0.3, 0.0, 0.25, 0.5, 1.0, 2.0):
@@ -104,7 +105,7 @@ def test_delta_bracket_upper_exact_lower(mech, direction):
 @pytest.mark.parametrize("mech", mechanisms()[2:], ids=lambda m: f"{m.name}{m.params()}")
 @pytest.mark.parametrize("direction", DIRECTIONS)
 def test_domination_against_the_law_with_atoms(mech, direction):
-    law = loss_law(mech)
+    law = mech.loss_law()
     step = 0.05
     up, low = discretize(law, direction, step, 0.0, "upper"), discretize(law, direction, step, 0.0, "lower")
     x = probe_points(up, up.losses[0] - 1, up.losses[-1] + 1, step)
@@ -115,7 +116,7 @@ def test_domination_against_the_law_with_atoms(mech, direction):
 
 def test_atoms_on_grid_points_stay_put():
     """Randomized response with ε0 = 1 and step 1/8: both losses are grid points, so both directions are exact."""
-    law = loss_law(RandomizedResponse(1))
+    law = RandomizedResponse(1).loss_law()
     for direction in DIRECTIONS:
         exact = atomic_pld(law, direction)
         for bound in ("upper", "lower"):
@@ -234,7 +235,7 @@ def poisson_exact(mech, steps, rate, eps, direction):
 @pytest.mark.parametrize("direction", DIRECTIONS)
 def test_pair_single_step_brackets_every_epsilon(mech, direction):
     """Both signs of ε (F2): the upper pair dominates, the lower is dominated, and the bracket is narrow."""
-    low, up = pair_bounds(loss_law(mech), direction, 0.02, 1e-12)
+    low, up = pair_bounds(mech.loss_law(), direction, 0.02, 1e-12)
     for eps in (-1.0, -0.3, 0.0, 0.25, 0.5, 1.0, 2.0):
         exact = float(mech.delta(Fraction(eps).limit_denominator(100), direction))
         assert_bracket(low.delta_bound(eps), exact, up.delta_bound(eps), f"eps={eps}", atol=TOL)
@@ -291,7 +292,7 @@ def test_pair_poisson_randomized_response_against_exact_counts(eps0, rate, steps
     """Poisson subsampling of randomized response over up to 10^4 steps (F46, F47) against exact enumeration,
     and a narrower bracket than the first-order `discretize` at the same step."""
     mech = RandomizedResponse(eps0)
-    law = SubsampledLoss(loss_law(mech), float(rate))
+    law = SubsampledLoss(mech.loss_law(), float(rate))
     low, up = pair_bounds(law, direction, step, 0.0, steps)
     old_low, old_up = (self_compose(discretize(law, direction, step, 0.0, b), steps, 1e-15, step)
                        for b in ("lower", "upper"))
@@ -308,7 +309,7 @@ def test_pair_poisson_randomized_response_against_exact_counts(eps0, rate, steps
        rate=st.sampled_from(["0.3", "1"]), steps=st.sampled_from([1, 3, 6]), direction=st.sampled_from(DIRECTIONS))
 def test_pair_poisson_discrete_pairs_with_zero_masses(pair, rate, steps, direction):
     mech = DiscretePair(*pair)
-    law = loss_law(mech)
+    law = mech.loss_law()
     law = SubsampledLoss(law, float(rate)) if rate != "1" else law
     low, up = pair_bounds(law, direction, 0.01, 0.0, steps)
     for eps in (-0.5, 0.0, 0.4, 1.5):
@@ -323,7 +324,7 @@ def test_pair_poisson_gaussian_against_quadrature(sigma, rate, eps, steps, direc
     """Subsampled Gaussian, t ≤ 2: the mpmath quadrature (value ± its error estimate) lies in the bracket."""
     with mp.workdps(20):
         value, err = poisson_delta_quadrature(Gaussian(sigma), steps, rate, eps, direction, digits=12)
-    low, up = pair_bounds(SubsampledLoss(loss_law(Gaussian(sigma)), float(rate)), direction, 1e-3, 1e-12, steps)
+    low, up = pair_bounds(SubsampledLoss(Gaussian(sigma).loss_law(), float(rate)), direction, 1e-3, 1e-12, steps)
     assert low.delta_bound(eps) <= float(value + err) and float(value - err) <= up.delta_bound(eps)
     assert up.delta(eps) - low.delta(eps) <= 1e-4 * float(value)
 

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from verialloc.numeric.pld.discretize import discretize_pair
-from verialloc.numeric.pld.loss_law import GaussianLoss, LaplaceLoss
+from verialloc.mechanisms.gaussian import GaussianLoss
+from verialloc.mechanisms.laplace import LaplaceLoss
 
 DIRECTIONS = ("remove", "add")
 DPS = 40

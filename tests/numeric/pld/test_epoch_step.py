@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from verialloc import Config, RandomizedResponse, api
-from verialloc.numeric.pld import pld_accountant
+from verialloc.numeric.pld import pld_accountant, table
 
 CASES = [(0.02, 4, 30, "1e-5"), (0.013, 3, 20, "1e-9"), (1 / 64, 4, 25, "1e-5")]  # continuous, dyadic ε0
 
@@ -35,31 +35,31 @@ def test_delta_bracket_holds_the_exact_value(eps0, steps, epochs, delta):
 
 def test_the_step_is_bounded_below_and_left_alone_for_one_epoch():
     s = pld_accountant.Settings()
-    assert pld_accountant._epoch_step(s, 1, 1e-9, 0.01) == s.loss_step
-    assert pld_accountant._epoch_step(s, 100, 1e-12, 0.01) == s.loss_step / pld_accountant.EPOCH_REFINE_MAX
-    assert pld_accountant._epoch_step(s, 100, 50.0, 0.01) == s.loss_step
-    assert pld_accountant._epoch_step(s, 100, 0.5, 0.01) == pytest.approx(pld_accountant.EPOCH_SHARE * 0.5 / 100)
+    assert table._epoch_step(s, 1, 1e-9, 0.01) == s.loss_step
+    assert table._epoch_step(s, 100, 1e-12, 0.01) == s.loss_step / table.EPOCH_REFINE_MAX
+    assert table._epoch_step(s, 100, 50.0, 0.01) == s.loss_step
+    assert table._epoch_step(s, 100, 0.5, 0.01) == pytest.approx(table.EPOCH_SHARE * 0.5 / 100)
 
 
 def test_the_finer_grid_is_bounded_by_the_composed_span():
     """A δ query at ε = 0.1 for σ = 0.7, t = 10, 100 epochs asked for a step of 4e-6 over a composed span of ~250
     (6 GB, > 300 s): the step is at least span/EPOCH_MAX_POINTS (below loss_step/2 for a span of 25)."""
     s = pld_accountant.Settings()
-    assert pld_accountant._epoch_step(s, 100, 0.1, 250.0) == s.loss_step
+    assert table._epoch_step(s, 100, 0.1, 250.0) == s.loss_step
     span = 25.0
-    assert pld_accountant._epoch_step(s, 100, 0.1, span) == span / pld_accountant.EPOCH_MAX_POINTS
+    assert table._epoch_step(s, 100, 0.1, span) == span / table.EPOCH_MAX_POINTS
 
 
 def test_recomposition_respects_the_span_bound(monkeypatch):
     """finer_epochs measures the span of the PLDs it recomposes: with a small point budget the step it uses (in the
     notes) is at least span/EPOCH_MAX_POINTS, and the bracket still holds the exact value."""
-    monkeypatch.setattr(pld_accountant, "EPOCH_MAX_POINTS", 20_000)  # span 0.81: cap 4.1e-5 > 2.4e-5 uncapped
+    monkeypatch.setattr(table, "EPOCH_MAX_POINTS", 20_000)  # span 0.81: cap 4.1e-5 > 2.4e-5 uncapped
     config = Config(RandomizedResponse(0.02), steps=4, epochs=30)
     exact = api.epsilon(config, "1e-5", method="exact", direction="remove")
     got = api.epsilon(config, "1e-5", method="pld", direction="remove")
     assert got.lower <= exact.lower and exact.upper <= got.upper
-    table = pld_accountant.plds(config)
-    span = max(p.losses[-1] - p.losses[0] for key, p in table.items() if isinstance(key, tuple))
+    built = table.build(config, direction="remove")
+    span = max(p.losses[-1] - p.losses[0] for p in built.plds.values())
     steps = [float(n.rsplit(" ", 1)[1]) for n in got.details["notes"] if n.startswith("epochs composed")]
     assert steps and all(step >= 0.999 * span / 20_000 for step in steps)
 

@@ -16,7 +16,8 @@ import pytest
 from verialloc.mechanisms import RandomizedResponse
 from verialloc.numeric.pld.allocation import allocation
 from verialloc.numeric.pld.discretize import discretize_pair
-from verialloc.numeric.pld.loss_law import GaussianLoss, LaplaceLoss, loss_law
+from verialloc.mechanisms.gaussian import GaussianLoss
+from verialloc.mechanisms.laplace import LaplaceLoss
 from verialloc.numeric.pld.pld import PLD
 
 DPS = 50
@@ -103,9 +104,9 @@ def test_discretize_pair_epsilon_is_certified(law, direction):
 
 
 ALLOC_CASES = [
-    pytest.param(loss_law(RandomizedResponse(1)), 100, {}, id="rr1-t100"),
-    pytest.param(loss_law(RandomizedResponse(1)), 1000, {"tail": 9e-4}, id="rr1-t1000-tail9e-4"),
-    pytest.param(loss_law(RandomizedResponse(1)), 1000, {"delta_floor": 1e-2}, id="rr1-t1000-floor1e-2"),
+    pytest.param(RandomizedResponse(1).loss_law(), 100, {}, id="rr1-t100"),
+    pytest.param(RandomizedResponse(1).loss_law(), 1000, {"tail": 9e-4}, id="rr1-t1000-tail9e-4"),
+    pytest.param(RandomizedResponse(1).loss_law(), 1000, {"delta_floor": 1e-2}, id="rr1-t1000-floor1e-2"),
     pytest.param(GaussianLoss(1.0), 10, {"grid_step": 0.05}, id="gauss1-t10"),
 ]
 

@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 from scipy import special
 
 from verialloc.mechanisms import DiscretePair, RandomizedResponse
-from verialloc.numeric.pld.loss_law import FiniteLoss, GaussianLoss, LaplaceLoss, loss_law
+from verialloc.mechanisms.loss_law import FiniteLoss
+from verialloc.mechanisms.gaussian import GaussianLoss
+from verialloc.mechanisms.laplace import LaplaceLoss
 from verialloc.numeric.pld.subsample import SubsampledLoss
 
 FUNCS = ("cdf_p", "sf_p", "cdf_q", "sf_q")
@@ -84,7 +86,7 @@ def test_finite_contract_holds_with_tiny_and_many_masses(n, exps, seed):
     a = [Fraction(int(rng.integers(1, 9)), 10 ** exps[i]) for i in range(n)]
     b = [Fraction(int(rng.integers(1, 9)), 10 ** exps[40 + i]) for i in range(n)]
     p, q = [x / sum(a) for x in a], [x / sum(b) for x in b]
-    law = loss_law(DiscretePair(p, q))
+    law = DiscretePair(p, q).loss_law()
     values = law.atoms()[0]
     def ln_ratio(r: Fraction):
         """ln r to 80 digits relative: ln x − ln y cancels for x ≈ y (ℓ = 2.5e-46), log1p(r − 1) for r ≈ 0."""
@@ -135,7 +137,7 @@ def test_finite_tables_are_exact_sums():
 @pytest.mark.parametrize("eps0", [Fraction(1, 10 ** 26), Fraction(7, 8), Fraction(50), Fraction(1, 10 ** 300)])
 def test_randomized_response_losses_are_eps0_correctly_rounded(eps0):
     """ln P/Q = ±ε0 exactly; ln P − ln Q at 40 digits cancels for small ε0 (1e-26: 14 correct digits)."""
-    values = loss_law(RandomizedResponse(eps0)).atoms()[0]
+    values = RandomizedResponse(eps0).loss_law().atoms()[0]
     assert values.tolist() == [-float(eps0), float(eps0)]
 
 
@@ -147,7 +149,7 @@ def test_rational_losses_are_correctly_rounded_near_zero_and_far_from_it(gap):
     pairs = [([half + gap, half - gap], [half, half]), ([half, half - gap, gap], [half, half, Fraction(0)]),
              ([gap * gap, 1 - gap * gap], [half, half])]
     for p, q in pairs:
-        law = loss_law(DiscretePair(p, q))
+        law = DiscretePair(p, q).loss_law()
         with mp.workdps(100):
             want = sorted({float(mp.log(mp.mpf(a.numerator) / a.denominator * b.denominator / b.numerator))
                            for a, b in zip(p, q) if a and b})

@@ -10,7 +10,6 @@ from hypothesis import example, given, settings, strategies as st
 
 from verialloc import Config, api
 from verialloc.mechanisms import DiscretePair
-from verialloc.numeric.pld.loss_law import loss_law
 
 #: τ: decimal and dyadic, below where 1 − τ is a float64 other than 1, down to where the loss range (ln 1/τ per
 #: step) keeps the pld grid within its default budget
@@ -41,6 +40,6 @@ def test_pld_brackets_the_exact_epsilon(tau, direction, other, scheme, steps, de
 
 @pytest.mark.parametrize("direction", ["remove", "add"])
 def test_finite_totals_are_not_complements(direction):
-    law = loss_law(pair(Fraction(1, 10**20), direction, (1, 0)))
+    law = (pair(Fraction(1, 10**20), direction, (1, 0))).loss_law()
     tiny = law.finite_q() if direction == "remove" else law.finite_p()
     assert tiny == 1e-20  # 1 − q_neg_inf (remove) or 1 − p_inf (add) would be 0.0

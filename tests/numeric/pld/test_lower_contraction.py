@@ -25,7 +25,7 @@ from verialloc.exact.discrete_profiles import scheme_pair
 from verialloc.mechanisms import DiscretePair, Gaussian, Laplace
 from verialloc.numeric.pld.compose import self_compose
 from verialloc.numeric.pld.discretize import _floor_index, _mass_bound, discretize_pair
-from verialloc.numeric.pld.loss_law import LaplaceLoss, gaussian_composition_law, loss_law
+from verialloc.mechanisms.laplace import LaplaceLoss
 from verialloc.numeric.pld.subsample import SubsampledLoss
 
 DIRECTIONS = ("remove", "add")
@@ -54,7 +54,7 @@ def test_lower_is_below_the_exact_composed_profile(pair, rate, step, steps, dire
     times, stays at or below the exact δ of the composed Poisson pair — also at coarse steps, where classes take
     several neighbours (`_settle`) and fractions of heavy atoms."""
     mech = DiscretePair(*pair)
-    law = loss_law(mech) if rate == "1" else SubsampledLoss(loss_law(mech), float(rate))
+    law = mech.loss_law() if rate == "1" else SubsampledLoss(mech.loss_law(), float(rate))
     low = discretize_pair(law, direction, step, 0.0, "lower")
     if steps > 1:
         low = self_compose(low, steps, 1e-15, step)
@@ -91,7 +91,7 @@ def test_composed_gaussian_lower_is_tight_against_f13(direction):
     """The issue's profile case (Poisson rate 1, σ = 1, 100 steps: one Gaussian of μ = 50, F13), at step 1e-3: lower
     ≤ F13 and within 1e-6 relative at every ε (measured 7.8e-8; rounding cells down, `discretize`, is first order:
     2.2e-4 at ε = 91.8)."""
-    law = gaussian_composition_law(Gaussian(1), 100)
+    law = Gaussian(1).composed(100).loss_law()
     low = discretize_pair(law, direction, 1e-3, 1e-12, "lower")
     with mp.workdps(30):
         for eps in (0.0, 5.0, 20.0, 50.0, 80.0, 91.8):

@@ -15,27 +15,26 @@ from verialloc.cli import main
 from verialloc.config import Config
 from verialloc.errors import InternalError
 from verialloc.mechanisms import Gaussian
-from verialloc.numeric.pld import pld_accountant as accountant
+from verialloc.numeric.pld import pipeline
 
 
 def test_summed_output_lower_end_above_the_upper_end_is_an_internal_error():
     config = Config(Gaussian(1), steps=10, k=10)
     with pytest.raises(InternalError, match="summed-output"):
-        accountant._raised(0.1, 0.2, 0.3, None, config, [])
-    assert accountant._raised(0.1, 0.2, 0.15, None, config, []) == 0.15  # a valid raise is kept as is
+        pipeline._raised(0.1, 0.2, 0.3, None, config, [])
+    assert pipeline._raised(0.1, 0.2, 0.15, None, config, []) == 0.15  # a valid raise is kept as is
 
 
 def test_crossed_pld_ends_are_an_internal_error():
     with pytest.raises(InternalError, match="crossed"):
-        accountant._bracket("delta", 0.3, 0.2, "remove", {}, [])
+        pipeline._raised(0.3, 0.2, None, None, Config(Gaussian(1), steps=10), [])
 
 
 def test_cli_reports_an_internal_error_with_status_3(monkeypatch, capsys):
     def broken(*args, **kwargs):
         raise InternalError("planted")
 
-    monkeypatch.setattr(accountant, "delta", broken)
-    monkeypatch.setitem(api.METHODS, "pld", accountant)
+    monkeypatch.setattr(api.METHODS["pld"], "delta", broken)
     code = main(["delta", "--mechanism", "gaussian", "--sigma", "1", "--steps", "3", "--epsilon", "1",
                  "--method", "pld"])
     err = capsys.readouterr().err

@@ -18,8 +18,8 @@ from verialloc import Config, DiscretePair, Gaussian, RandomizedResponse, api
 from verialloc.exact.discrete_profiles import discrete_delta, discrete_epsilon
 from verialloc.exact.quadrature import allocation_delta_quadrature
 from verialloc.numeric.pld.allocation.geometric import allocation_pld_geometric
-from verialloc.numeric.pld.loss_law import loss_law
-from verialloc.numeric.pld.pld_accountant import Settings, plds
+from verialloc.numeric.pld.pld_accountant import Settings
+from verialloc.numeric.pld.table import build as plds
 
 FAST = Settings(loss_step=2e-3, tail=1e-10)
 
@@ -139,7 +139,7 @@ def test_trivial_bound_and_geometric_overlap_beyond_the_exact_layer():
     config = Config(Gaussian("0.7"), steps=50)
     epsilons = (-1.0, -0.2, 0.0, 0.3, 1.0, 2.0)
     table = plds(config, FAST, epsilon_max=max(abs(e) for e in epsilons))
-    law = loss_law(config.mechanism)
+    law = config.mechanism.loss_law()
     for d in ("remove", "add"):
         geo = {b: allocation_pld_geometric(law, 50, d, b, alpha=0.02, beta=1e-12)[0] for b in ("lower", "upper")}
         for e in epsilons:
@@ -225,10 +225,10 @@ def test_gaussian_composition_brackets_f13_and_is_tight(config, query, value, mo
     """Every step holds the element (Poisson rate 1, allocation k = t): the pld method discretizes one Gaussian of
     μ = tE/(2σ²) (F13) instead of composing t·E steps (100 Gaussian steps took 30 s in VerifiedAccountant's default
     method). The bracket holds the exact layer's F13 value (mpmath) and is as tight as one step's discretization."""
-    from verialloc.numeric.pld import pld_accountant
+    from verialloc.numeric.pld import table
     composed = []
-    real_compose = pld_accountant.self_compose
-    monkeypatch.setattr(pld_accountant, "self_compose", lambda pld, n, *a, **k: composed.append(n) or
+    real_compose = table.self_compose
+    monkeypatch.setattr(table, "self_compose", lambda pld, n, *a, **k: composed.append(n) or
                         real_compose(pld, n, *a, **k))
     got = getattr(api, query)(config, value, method="pld")
     assert composed and set(composed) == {1}  # one step of μ = tE/(2σ²), no t·E-fold composition

@@ -32,8 +32,8 @@ from verialloc.mechanisms import Gaussian, Laplace, RandomizedResponse
 from verialloc.mechanisms.gaussian import gaussian_delta
 from verialloc.numeric.pld import tighten
 from verialloc.numeric.pld import pld_accountant as acc
+from verialloc.numeric.pld.table import build
 from verialloc.numeric.pld.allocation import allocation
-from verialloc.numeric.pld.loss_law import loss_law
 
 #: directed float64 rounding absorbed into the masses grows with the grid length (~1e-10 at 10⁴ points)
 FLOAT_SLACK = 1e-9
@@ -76,7 +76,7 @@ def check_refinement(brackets: dict, reference: dict, what: str, lower_nested: b
 
 def loss_step_brackets(config, step) -> dict:
     """{(d, ε): (lower, upper, budget)} from one build of the pld method's PLDs at this loss step."""
-    table = acc.plds(config, acc.Settings(loss_step=step), epsilon_max=max(EPSILONS))
+    table = build(config, acc.Settings(loss_step=step), epsilon_max=max(EPSILONS))
     out = {}
     for d in DIRECTIONS:
         low, up = table[d, "lower"], table[d, "upper"]
@@ -136,7 +136,7 @@ def test_allocation_grid_refinement_never_raises_upper(mech, steps):
         reference = {key: (v * (1 - TABLE_RTOL), v * (1 + TABLE_RTOL)) for key, v in TABLE_12_1.items()}
     else:
         reference = exact_brackets(Config(mech, steps=steps))
-    law = loss_law(mech)
+    law = mech.loss_law()
     brackets = [(h, allocation_grid_brackets(law, steps, h)) for h in (0.2, 0.1, 0.05)]
     check_refinement(brackets, reference, f"{mech} t={steps}", lower_nested=False)
 
@@ -146,7 +146,7 @@ def test_allocation_grid_refinement_lower_not_monotone_but_sound():
     ≈ 1.6e-4 (the contraction onto grid h is not a contraction of the one onto h/2). Both lower ends stay below
     F13 (mpmath) and both brackets contain it; the drop is pinned (if the contraction becomes nested, this test
     fails and docs/pld.md must change)."""
-    law = loss_law(Gaussian(1))
+    law = Gaussian(1).loss_law()
     with mp.workdps(30):
         exact = float(gaussian_delta(mp.mpf(1), mp.mpf("0.1")))
     ends = {}

@@ -12,7 +12,8 @@ from verialloc.errors import InvalidParameter, UnsupportedRequest
 from verialloc.exact.quadrature import poisson_delta_quadrature
 from verialloc.mechanisms import DiscretePair, Gaussian, Laplace
 from verialloc.numeric.pld.discretize import atomic_pld, discretize
-from verialloc.numeric.pld.loss_law import FiniteLoss, GaussianLoss, loss_law
+from verialloc.mechanisms.loss_law import FiniteLoss
+from verialloc.mechanisms.gaussian import GaussianLoss
 from verialloc.numeric.pld.pld import PLD
 from verialloc.testing.assertions import assert_same_pld
 from verialloc.testing.strategies import probability_pairs as discrete_pairs
@@ -181,7 +182,7 @@ def test_counterexample_F51_B2_2_subsampling_breaks_stochastic_order():
 
 def test_laplace_subsampled_law_keeps_its_atoms():
     lam = 0.25
-    law = SubsampledLoss(loss_law(Laplace(1)), lam)
+    law = SubsampledLoss(Laplace(1).loss_law(), lam)
     values, p, q = law.atoms()
     np.testing.assert_allclose(values, subsampled_loss(np.array([-1.0, 1.0]), lam))
     np.testing.assert_allclose(p, [lam * 0.5 * np.exp(-1) + (1 - lam) * 0.5, lam * 0.5 + (1 - lam) * 0.5 * np.exp(-1)])
@@ -201,7 +202,7 @@ def test_invalid_rate_names_the_parameter():
 def test_rate_one_keeps_the_minus_infinity_atom():
     """F47 at λ = 1 is the identity (I17): Q's mass where P = 0 stays at loss −inf (no finite atom at ln(1 − λ)).
     Reference: the pair's own Q-mass on {P = 0}, exact. Would catch the finite atom kept at λ = 1."""
-    law = loss_law(DiscretePair([Fraction(1, 2), Fraction(1, 2), Fraction(0)], [Fraction(1, 4), Fraction(1, 2), Fraction(1, 4)]))
+    law = (DiscretePair([Fraction(1, 2), Fraction(1, 2), Fraction(0)], [Fraction(1, 4), Fraction(1, 2), Fraction(1, 4)])).loss_law()
     sub = SubsampledLoss(law, 1.0)
     assert law.q_neg_inf == 0.25
     assert sub.q_neg_inf == 0.25 and sub.low == -np.inf

@@ -6,7 +6,7 @@
 Each entry is computed by `verialloc.api` with direction "both" (F3), so the remove, add and both brackets
 (lower rounded down, upper rounded up) come from one call: method "exact" where it applies (closed forms,
 F13 composition), else "pld" (sound float64 lower/upper bounds, F55). Entries are independent: `generate`
-runs `compute` through the shared executor (verialloc.certify.executor) — a local process pool by default,
+runs `compute` through the shared executor (verialloc.runtime.executor) — a local process pool by default,
 "local" (in this process), "dask" (a cluster at `scheduler`, or a LocalCluster; extra `dask`), or any
 `concurrent.futures.Executor` object such as `dask.distributed.Client.get_executor()` (docs/audit.md).
 """
@@ -19,7 +19,7 @@ import platform
 import time
 from pathlib import Path
 
-from ...certify.executor import EXECUTORS, completed
+from ...runtime.executor import EXECUTORS, completed
 from ...errors import VeriallocError
 
 DIGITS = 12
@@ -76,10 +76,10 @@ def compute(spec: dict) -> dict:
     from ...formatting import decimal
     from . import config_of
 
-    options = {}
-    if spec["method"] == "pld":
-        from ...numeric.pld.pld_accountant import Settings
-        options["settings"] = Settings(**spec.get("settings", {}))
+    from ... import registry
+
+    given = {k: repr(v) for k, v in spec.get("settings", {}).items()}  # the method's flags, as their text
+    options = registry.method(spec["method"]).options_from_flags(given)
     query = api.epsilon if spec["quantity"] == "epsilon" else api.delta
     start = time.perf_counter()
     b = query(config_of(spec), spec["target"], direction="both", method=spec["method"], digits=DIGITS, **options)

@@ -22,7 +22,6 @@ from ...rounding import float_up
 from ..pld.pld_accountant import Settings
 from ..pld.compose import self_compose
 from ..pld.discretize import discretize_pair
-from ..pld.loss_law import loss_law
 from ..pld.subsample import SubsampledLoss
 from .base import report
 
@@ -61,7 +60,7 @@ def poisson_delta(mech: Mechanism, steps: int, rate: float, direction: str, epsi
 
 @lru_cache(maxsize=256)
 def _poisson_pld(mech: Mechanism, steps: int, rate: float, direction: str, step: float, tail: float):
-    law = loss_law(mech)
+    law = mech.loss_law()
     sub = SubsampledLoss(law, rate) if rate < 1 else law
     single = discretize_pair(sub, direction, step, tail, "upper")
     return self_compose(single, steps, tail, step)

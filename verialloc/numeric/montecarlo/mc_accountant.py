@@ -79,6 +79,11 @@ def rdp(config: Config, alpha, digits: int = 30):
     raise UnsupportedRequest("method", METHOD, "mc estimates delta and epsilon; use --method exact for rdp")
 
 
+def default_samples(steps: int) -> int:
+    """Draws when none are asked for: 1e7/steps clamped to [2000, 200000] (about a second)."""
+    return min(200_000, max(2_000, 10_000_000 // steps))
+
+
 def _options(config: Config, samples, seed, confidence, interval, proposal) -> dict:
     if not isinstance(config.mechanism, Gaussian):
         raise UnsupportedRequest("mechanism", config.mechanism.name,
@@ -90,7 +95,7 @@ def _options(config: Config, samples, seed, confidence, interval, proposal) -> d
     if config.epochs != 1:
         raise UnsupportedRequest("epochs", config.epochs, "mc covers one epoch (an estimate cannot be composed)")
     if samples is None:
-        samples = min(200_000, max(2_000, 10_000_000 // config.steps))
+        samples = default_samples(config.steps)
     n = integer("samples", samples, lo=100)
     if n * config.steps > MAX_ENTRIES or n > MAX_SAMPLES:  # bounded here too, for callers that skip api's cost check
         top = min(MAX_SAMPLES, MAX_ENTRIES // config.steps)

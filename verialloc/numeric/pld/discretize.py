@@ -24,7 +24,7 @@ import numpy as np
 from ...errors import InvalidParameter
 from ...validation import direction as check_direction
 from .grid import _grid_size_check, check_bound, check_step, check_tail, trim
-from .loss_law import LossLaw
+from ...mechanisms.loss_law import LossLaw
 from .pld import PLD
 
 _U = np.finfo(np.float64).eps / 2  # unit roundoff

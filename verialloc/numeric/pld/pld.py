@@ -8,13 +8,19 @@ and the mass it moved because of tail truncation (`truncated`), accumulated expl
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ...errors import InvalidParameter
+from ...rounding import float_down, float_up, round_down, round_up
 
 _EPS_HALF = np.finfo(np.float64).eps / 2  # unit roundoff u
+#: smallest positive float64: a term of the sum below it may have underflowed
+TINY = float(np.finfo(np.float64).smallest_subnormal)
+#: retries of a certified ε search with a tighter target when the verification fails
+RETRIES = 4
 
 DIRECTIONS = ("upper", "lower", "exact")
 #: slack allowed in invariant checks (float64 sums of up to ~1e7 terms)
@@ -30,7 +36,8 @@ class PLD:
     truncated: part of the mass that truncation moved (upper: into inf_mass; lower: dropped);
     float_error: an ℓ1 bound on how far the masses (and atoms) may be off because of float64 round-off,
     hence also a bound on the error of any δ(ε) computed from them; an "upper" δ adds it, a "lower" δ
-    subtracts it (see `delta_bound`); compositions combine two of them as fa + fb + fa·fb;
+    subtracts it (`delta_bound`, `epsilon_bound`: the certified evaluations); compositions combine two of them
+    as fa + fb + fa·fb;
     bound: "upper" (dominates the true PLD), "lower" (is dominated) or "exact".
     """
 
@@ -120,12 +127,91 @@ class PLD:
         n + 1 non-negative terms adds ≤ γ_n (Higham 2002, eq. 4.4): γ_{n+4} ≤ 1.01·(n + 4)·u while n·u ≪ 1."""
         return 1.01 * (self.masses.size + 4) * _EPS_HALF
 
+    def evaluation_rounding(self) -> float:
+        """Relative bound η on the rounding of one evaluation of δ(ε): 2·sum_rtol, rounded up. Doubled, the sum's
+        bound covers the switch from δ_M (the exact hockey-stick of the stored masses) to the float sum δ̂:
+        |δ̂ − δ_M| ≤ η·δ̂."""
+        return round_up(2.0 * self.sum_rtol())
+
     def delta_bound(self, epsilon) -> np.ndarray | float:
-        """δ(ε) moved by `float_error` and by the rounding of its own sum in the PLD's direction (upper: up, lower:
-        down), clipped to [0, 1]."""
-        sign = {"upper": 1.0, "lower": -1.0, "exact": 0.0}[self.bound]
-        raw = self.delta(epsilon)
-        return np.clip(raw * (1.0 + sign * self.sum_rtol()) + sign * self.float_error, 0.0, 1.0)
+        """Certified δ(ε) (F2) of everything this PLD bounds: an "upper" PLD's value is ≥ the δ of every pair it
+        dominates, a "lower" one's ≤ that of every pair dominating it (F8); "exact": the float sum, clipped to [0, 1].
+
+        The one evaluator of a PLD's δ (vectorized over ε): ε is read as the float64 neighbour on the safe side (δ
+        is non-increasing in ε, I1: upper at a float ≤ ε, lower at one ≥ ε; a Fraction is rounded so, a float is
+        itself); the float sum is widened by its rounding η (`evaluation_rounding`), by `float_error` (the ℓ1 budget
+        of the masses) and by TINY for each term that may have underflowed, every operation rounded outward."""
+        eps = self._safe_epsilon(epsilon)
+        raw = np.asarray(self.delta(eps), dtype=float)
+        # terms that may have underflowed: one per summed loss above ε (none summed: δ_M is the +inf atom exactly)
+        summed = self.masses.size - np.searchsorted(self.losses, np.asarray(eps, dtype=float), side="right")
+        lost = np.where(summed > 0, (summed + 1) * TINY, 0.0)
+        if self.bound == "upper":
+            value = _up(_up(raw * round_up(1.0 + self.evaluation_rounding())) + self.float_error)
+            value = np.minimum(1.0, _up(value + lost))
+        elif self.bound == "lower":
+            value = round_down(round_down(raw / round_up(1.0 + self.evaluation_rounding())) - self.float_error)
+            value = np.maximum(0.0, round_down(value - lost))
+        else:
+            value = np.clip(raw, 0.0, 1.0)
+        return float(value) if value.ndim == 0 else value
+
+    def _safe_epsilon(self, epsilon):
+        """ε as float64(s) on the safe side of the PLD's bound (floats and arrays are exact already)."""
+        if isinstance(epsilon, (float, np.ndarray, np.floating)):
+            return epsilon
+        if isinstance(epsilon, (list, tuple)):
+            return np.asarray(epsilon, dtype=float)
+        return float_up(epsilon) if self.bound == "lower" else float_down(epsilon)
+
+    def epsilon_bound(self, delta) -> float:
+        """Certified ε for δ = `delta` (a float or Fraction in (0, 1)): an "upper" PLD's ε_hi has δ(ε_hi) ≤ delta
+        for every pair it dominates, so ε(delta) ≤ ε_hi (+inf if none is found); a "lower" one's ε_lo has
+        δ(ε_lo) > delta for every pair dominating it, so ε(delta) ≥ ε_lo (−inf if none is found). `epsilon` is
+        the search; its answer is then verified by `delta_bound` (F2, I1), the target tightened and retried up to
+        RETRIES times. A lower ε of +inf (an atom at +inf above δ: disjoint supports) is verified the same way,
+        by the certified lower δ beyond the last finite loss."""
+        if self.bound == "lower":
+            return self._epsilon_lower(delta)
+        if self.bound == "upper":
+            return self._epsilon_upper(delta)
+        return self.epsilon(float(delta))
+
+    def _epsilon_upper(self, delta) -> float:
+        eta = self.evaluation_rounding()
+        target = float_down(delta) / round_up(1.0 + eta)
+        for _ in range(RETRIES):
+            target = round_down(target)
+            candidate = self.epsilon(target)
+            if math.isinf(candidate):  # +inf is always sound; −inf (all mass below target) is not verified here
+                return math.inf
+            if self.delta_bound(candidate) <= delta:
+                return candidate
+            target *= 1 - 1e-9
+        return math.inf
+
+    def _epsilon_lower(self, delta) -> float:
+        fe, eta = self.float_error, self.evaluation_rounding()
+        target = round_up(round_up(float_up(delta) * round_up(1.0 + 2 * eta)) + 2 * eta * fe)
+        for _ in range(RETRIES):
+            target = round_up(target)
+            if target + fe >= 1:
+                return -math.inf
+            candidate = self.epsilon(target)
+            if candidate == math.inf:  # the +inf atom exceeds target: verified at and beyond the last finite loss
+                return math.inf if self._infinite_atom_exceeds(delta) else -math.inf
+            if math.isinf(candidate):  # −inf is always sound
+                return -math.inf
+            if self.delta_bound(candidate) > delta:
+                return candidate
+            target *= 1 + 1e-9
+        return -math.inf
+
+    def _infinite_atom_exceeds(self, delta) -> bool:
+        """True when the certified lower δ beyond the last finite loss (there δ_M = the +inf atom, and δ is
+        non-increasing, I1) still exceeds `delta`: then δ(ε) > delta for every real ε and ε(delta) = +inf."""
+        beyond = float(self.losses[-1]) + 1.0 if self.masses.size else 0.0
+        return math.isfinite(beyond) and self.delta_bound(beyond) > delta
 
     def epsilon(self, delta: float) -> float:
         """Smallest ε with δ(ε) ≤ delta (δ is non-increasing and continuous in ε, F2/I1).
@@ -176,3 +262,8 @@ class PLD:
     def point_mass(loss: float = 0.0) -> "PLD":
         """The PLD of identical distributions (L = 0): neutral element of composition."""
         return PLD(np.array([loss]), np.array([1.0]))
+
+
+def _up(x):
+    """round_up(x), but an exact 0 stays 0: a product or sum of non-negative floats is 0 only when it is exactly 0."""
+    return np.where(np.asarray(x) == 0, 0.0, round_up(x))

@@ -15,7 +15,7 @@ from ...errors import InvalidParameter, UnsupportedRequest
 from ...rounding import float_down, float_up
 from ...validation import rate as check_rate
 from .grid import check_bound
-from .loss_law import LossLaw
+from ...mechanisms.loss_law import LossLaw
 from .pld import PLD
 
 _U = np.finfo(np.float64).eps / 2

@@ -2,12 +2,10 @@
 
 D_j = E_Q[(P/Q)^j] (F5). The allocation and Poisson recurrences (rdp_logspace) work with the excess
 D_j − 1 >= 0 (j >= 1, P ≪ Q: ln D_j is convex with ln D_0 = ln D_1 = 0), so that D_α close to 1 (large t)
-keeps its relative accuracy. Routes:
-* Gaussian: ln D_j = j(j−1)/(2σ²) (F14), excess by expm1 — closed form, vectorized;
-* Laplace: closed form of `Laplace.moment` as a log-sum-exp of its three terms;
-* finite pairs: log-sum-exp over atoms of ln Q_i + j ℓ_i (atoms with P_i = 0 drop out for j >= 1).
-  P-mass where Q = 0 makes D_j = +inf for j >= 2 (and D_1 = P(Q > 0) < 1): `infinite` is set and the
-  callers return +inf RDP instead of computing with it.
+keeps its relative accuracy. Each mechanism gives its float64 ln D_j (`Mechanism.float_log_moments`: the Gaussian's closed form F14 with its
+excess by expm1, Laplace's three-term log-sum-exp, a finite pair's log-sum-exp over atoms of ln Q_i + j ℓ_i).
+P-mass where Q = 0 makes D_j = +inf for j >= 2 (and D_1 = P(Q > 0) < 1): `infinite` is set and the callers
+return +inf RDP instead of computing with it.
 Excesses with ln D_j < 1 (where ln(D_j − 1) from a float ln D_j would lose digits) are taken from the
 mechanism's own mpmath moment at a precision raised until D_j − 1 has 20 correct digits.
 
@@ -16,15 +14,13 @@ recurrences can report a relative error budget.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import mpmath as mp
 import numpy as np
-from scipy.special import logsumexp
 
 from ...errors import InvalidParameter, UnsupportedRequest
-from ...mechanisms import FinitePair, Gaussian, Laplace, Mechanism
+from ...mechanisms import Mechanism
 
 #: unit round-off of float64
 U = 2.0**-53
@@ -60,57 +56,11 @@ def log_moments(mech: Mechanism, n: int) -> LogMoments:
     if not mech.absolutely_continuous:
         inf = np.full(n + 1, np.inf)
         return LogMoments(inf, inf, np.zeros(n + 1), np.zeros(n + 1), infinite=True)
-    if isinstance(mech, Gaussian):
-        return _gaussian(float(mech.sigma), j)
-    if isinstance(mech, Laplace):
-        log_d, err = _laplace(1.0 / float(mech.scale), j)
-    elif isinstance(mech, FinitePair):
-        if _identical(mech):
-            zeros = np.zeros(n + 1)
-            return LogMoments(zeros, np.full(n + 1, -np.inf), zeros, zeros, identical=True)
-        log_d, err = _finite(mech, j)
-    else:
-        raise InvalidParameter("mechanism", mech.name, "has no float64 moment route")
-    log_excess, err_excess = _excess(mech, log_d, err)
-    return LogMoments(log_d, log_excess, err, err_excess)
-
-
-def _gaussian(sigma: float, j: np.ndarray) -> LogMoments:
-    """F14: x_j = j(j−1)/(2σ²) (j(j−1) exact in float64; 2σ² has relative error <= 3u), excess ln expm1(x_j)."""
-    x = j * (j - 1) / (2.0 * sigma * sigma)
-    err = 5 * U * x + U
-    excess = np.full(j.size, -np.inf)
-    pos = x > 0
-    xp = x[pos]
-    excess[pos] = np.where(xp > 1, xp + np.log1p(-np.exp(-np.minimum(xp, 700.0))), np.log(np.expm1(np.minimum(xp, 1.0))))
-    # d ln expm1(x)/dx = 1/(1 − e^{−x}) <= 1 + 1/x: the relative error of x passes to at most (x + 1)·5u
-    err_excess = np.where(pos, 5 * U * (x + 1) + 4 * U * (1 + np.abs(excess)), 0.0)
-    return LogMoments(x, excess, err, np.where(pos, err_excess, 0.0))
-
-
-def _laplace(v: float, j: np.ndarray):
-    """ln of ½e^{−jv} + ½e^{(j−1)v} + e^{−jv}(e^{(2j−1)v} − 1)/(2(2j − 1)) (Laplace.moment), j >= 1; ln D_0 = 0."""
-    jj = j[1:]
-    w = (2 * jj - 1) * v
-    log_expm1 = np.where(w > 1, w + np.log1p(-np.exp(-w)), np.log(np.expm1(np.minimum(w, 1.0))))
-    terms = np.stack([-jj * v - math.log(2), (jj - 1) * v - math.log(2), -jj * v + log_expm1 - np.log(2 * (2 * jj - 1))])
-    log_d = np.concatenate([[0.0], logsumexp(terms, axis=0)])
-    scale = np.concatenate([[0.0], np.max(np.abs(terms), axis=0)])
-    return np.maximum(log_d, 0.0), 16 * U * (scale + 2)
-
-
-def _finite(mech: FinitePair, j: np.ndarray):
-    """ln Σ_{Q_i>0, P_i>0} Q_i e^{j ℓ_i} (atoms with P_i = 0 only matter for j = 0, where ln D_0 = 0)."""
-    with mp.workdps(40):
-        p, q = mech.probabilities()
-        keep = [(float(mp.log(qi)), float(mp.log(pi) - mp.log(qi))) for pi, qi in zip(p, q) if pi > 0 and qi > 0]
-    log_q = np.array([a for a, _ in keep])
-    loss = np.array([b for _, b in keep])
-    terms = log_q[:, None] + j[None, :] * loss[:, None]
-    log_d = logsumexp(terms, axis=0)
-    log_d[0] = 0.0
-    scale = np.max(np.abs(log_q)) + j * np.max(np.abs(loss)) + math.log2(len(keep) + 1)
-    return np.maximum(log_d, 0.0), 16 * U * (scale + 2)
+    m = mech.float_log_moments(j)
+    if m.log_excess is not None:
+        return LogMoments(m.log_d, m.log_excess, m.err, m.err_excess, identical=m.identical)
+    log_excess, err_excess = _excess(mech, m.log_d, m.err)
+    return LogMoments(m.log_d, log_excess, m.err, err_excess)
 
 
 def _excess(mech: Mechanism, log_d: np.ndarray, err: np.ndarray):
@@ -141,7 +91,3 @@ def _mp_log_excess(mech: Mechanism, k: int) -> float:
         dps *= 2
     raise UnsupportedRequest("mechanism", repr(mech), f"D_{k} − 1 is below 1e-{MAX_DPS - EXCESS_DIGITS} (P and Q nearly equal)")
 
-
-def _identical(mech: FinitePair) -> bool:
-    p, q = mech.symbolic_probabilities()
-    return all(a == b for a, b in zip(p, q))

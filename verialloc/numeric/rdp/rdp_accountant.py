@@ -27,7 +27,6 @@ import mpmath as mp
 
 from ...config import Config
 from ...errors import InvalidParameter, UnsupportedRequest
-from ...mechanisms import FinitePair
 from ...result import Bracket, max_bracket
 from ...rounding import exp_up, float_down, float_up, trivial_delta_lower, trivial_epsilon_lower
 from ...validation import digits as check_digits, direction as check_direction, open_unit, real
@@ -153,7 +152,8 @@ def _curve(config: Config, direction: str, n: int, rate_side: str = "up") -> Rdp
     rate = min(float_up(config.rate), 1.0) if rate_side == "up" else float_down(config.rate)
     if direction == "remove":
         return poisson_rdp_curve(mech, rate, n).scaled(factor)
-    if not isinstance(mech, FinitePair):
+    pairs = mech.finite_pairs()
+    if pairs is None or pairs[0] is not pairs[1]:  # the F5 sum runs over a finite pair's atoms
         raise UnsupportedRequest("direction", direction, f"Poisson add-direction RDP is computed for finite pairs only "
                                  f"(not {mech.name}); use direction=remove, or --method pld")
     return poisson_add_rdp_curve(mech, rate, n).scaled(factor)

@@ -1,8 +1,8 @@
 """What one fuzz case runs and how its answers are judged.
 
 Tasks (run in a worker process by `runner`, each with a wall-clock limit):
-* ("query", method): `api.delta` / `api.epsilon` with cheap, CLI-expressible options (pld/best: loss step 1e-3;
-  analytic: Poisson ingredient on a 1e-3 grid; mc: few samples, fixed seed; rdp, exact: defaults);
+* ("query", method): `api.delta` / `api.epsilon` with the method's cheap, CLI-expressible settings
+  (`Method.quick_flags`: pld/best/analytic a loss step of 1e-3, mc few samples and a fixed seed; else defaults);
 * ("certify",): `certify.certify` of a claim placed at the exact value × (1 + offset), with a small budget.
 
 Outcomes: "ok" (a bracket), "na" (UnsupportedRequest / InvalidParameter: not applicable), "crash" (any other
@@ -24,12 +24,12 @@ from fractions import Fraction
 
 import mpmath as mp
 
+from ... import registry
 from ...errors import InvalidParameter, UnsupportedRequest
 from .cases import Case, text
 
 CERTIFIED_KINDS = ("exact", "quadrature", "bound")
 QUADRATURE_RTOL = mp.mpf("1e-8")
-LOSS_STEP = 1e-3
 DIGITS = 20
 #: exact brackets are rounded to DIGITS significant digits
 EXACT_RTOL = mp.mpf(10) ** (3 - DIGITS)
@@ -38,23 +38,12 @@ ROUNDING_RTOL = mp.mpf("1e-12")
 CERTIFY_BUDGET = 5.0
 
 
-def mc_samples(case: Case) -> int:
-    return int(min(2000, max(100, 200_000 // case.steps)))
-
-
 def method_options(case: Case, method: str) -> tuple[dict, list[str]]:
-    """(Python keyword options, the equivalent CLI flags) of a method."""
-    from ...numeric.pld.pld_accountant import Settings
-
-    if method in ("pld", "best"):
-        return {"settings": Settings(loss_step=LOSS_STEP)}, ["--loss-step", f"{LOSS_STEP:g}"]
-    if method == "analytic":
-        from ...numeric.analytic import Options
-        return {"options": Options(pld=Settings(loss_step=LOSS_STEP))}, ["--loss-step", f"{LOSS_STEP:g}"]
-    if method == "mc":
-        n = mc_samples(case)
-        return {"samples": n, "seed": 1}, ["--samples", str(n), "--seed", "1"]
-    return {}, []
+    """(Python keyword options, the equivalent CLI flags) of a method's quick settings (`Method.quick_flags`)."""
+    m = registry.method(method)
+    flags = m.quick_flags(case.config())
+    keywords = {f.keyword: flags[f.name] for f in m.flags if f.name in flags}
+    return (m.options_from_flags(keywords) if keywords else {}), [x for f, v in flags.items() for x in (f"--{f}", v)]
 
 
 def certify_claim(case: Case, exact_lower, exact_upper) -> Fraction | None:
@@ -196,10 +185,8 @@ def _judge(case: Case, results: dict, claim, budget) -> tuple[list, int]:
                 violations.append(_violation(case, "bracket", (a, b), msg, claim, budget, label))
     misses = 0
     exact = results.get("exact")
-    mc_out = results.get("mc")
-    if exact and exact["status"] == "ok" and mc_out and mc_out["status"] == "ok":
-        if mc_out["lower"] > exact["upper"] or mc_out["upper"] < exact["lower"]:
-            misses += 1
+    if exact and exact["status"] == "ok":
+        misses = sum(o["lower"] > exact["upper"] or o["upper"] < exact["lower"] for o in _estimates(results))
     cert = results.get("certify")
     if cert and cert["status"] == "ok" and exact and exact["status"] == "ok" and claim is not None:
         quad = "quadrature" in (exact["error_kind"], cert["error_kind"])
@@ -221,11 +208,16 @@ def count_checks(results: dict, claim) -> int:
     """How many differential checks `judge` makes on these results: one per method outcome (crash / NaN), one per
     ordered pair of distinct certified brackets (lower_A ≤ upper_B), one for mc against exact, one per verdict."""
     sound = [n for n, o in results.items() if o["status"] == "ok" and o["error_kind"] in CERTIFIED_KINDS]
-    exact, mc_out, cert = (results.get(n) for n in ("exact", "mc", "certify"))
+    exact, cert = results.get("exact"), results.get("certify")
     paired = exact is not None and exact["status"] == "ok"
     return (len(results) + len(sound) * (len(sound) - 1)
-            + int(paired and mc_out is not None and mc_out["status"] == "ok")
+            + (len(_estimates(results)) if paired else 0)
             + int(paired and claim is not None and cert is not None and cert["status"] == "ok"))
+
+
+def _estimates(results: dict) -> list:
+    """The statistical answers (mc): judged against the exact value as misses, never as violations."""
+    return [o for o in results.values() if o["status"] == "ok" and o.get("error_kind") == "statistical"]
 
 
 def _rtol(name: str, out: dict):
@@ -267,15 +259,14 @@ def python_snippet(case: Case, methods, claim, budget) -> str:
             lines.append(f"cert = certify(config, make_claim({arg}), {case.direction!r}, budget={budget:g})")
             lines.append("print('certify', cert.verdict, cert.lower, cert.upper)")
         else:
-            opts = {"pld": "settings=Settings(loss_step=0.001)", "best": "settings=Settings(loss_step=0.001)",
-                    "analytic": "options=Options(pld=Settings(loss_step=0.001))",
-                    "mc": f"samples={mc_samples(case)}, seed=1"}.get(name, "")
-            if name in ("pld", "best", "analytic"):
-                lines.append("from verialloc.numeric.pld.pld_accountant import Settings")
-            if name == "analytic":
-                lines.append("from verialloc.numeric.analytic import Options")
-            var = name
-            lines.append(f"{var} = {fn}(config, {text(case.value)!r}, direction={case.direction!r}, method={name!r}, "
-                         f"digits={DIGITS}{', ' + opts if opts else ''})")
-            lines.append(f"print({name!r}, {var}.lower, {var}.upper, {var}.error_kind)")
+            m = registry.method(name)
+            flags = m.quick_flags(case.config())
+            keywords = {f.keyword: flags[f.name] for f in m.flags if f.name in flags}
+            opts = ""
+            if keywords:
+                lines.append("from verialloc import registry")
+                opts = f", **registry.method({name!r}).options_from_flags({keywords!r})"
+            lines.append(f"{name} = {fn}(config, {text(case.value)!r}, direction={case.direction!r}, "
+                         f"method={name!r}, digits={DIGITS}{opts})")
+            lines.append(f"print({name!r}, {name}.lower, {name}.upper, {name}.error_kind)")
     return "\n".join(lines) + "\n"

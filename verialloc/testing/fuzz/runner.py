@@ -9,19 +9,19 @@ total time) is spent every not-yet-seen case passes at once, which ends the shri
 """
 from __future__ import annotations
 
-import multiprocessing
-import resource
 import time
 from dataclasses import dataclass, field
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed as hseed, settings
 
+from ... import registry
+from ...runtime import child
 from .cases import FAMILIES, Case, cases
 from .checks import CERTIFY_BUDGET, certify_claim, count_checks, execute, judge, trivial
 
 #: address-space limit of the worker (a method asking for more raises MemoryError: reported as a crash)
 WORKER_MEMORY = 4 << 30
-ALL_METHODS = ("exact", "pld", "rdp", "analytic", "mc", "best")
+ALL_METHODS = tuple(registry.METHODS)
 #: cases drawn per hypothesis run; runs take the families in turn (one sampled_from over the families draws
 #: some of them far more often than others over a long run)
 SLICE = 8
@@ -50,55 +50,23 @@ def _failure_class(signature: tuple) -> type:
 
 
 # --- worker -------------------------------------------------------------------------------------------
-def _serve(conn) -> None:
-    try:
-        resource.setrlimit(resource.RLIMIT_AS, (WORKER_MEMORY, WORKER_MEMORY))
-    except (ValueError, OSError):
-        pass
+def _quiet_execute(task: dict) -> dict:
     import warnings
     warnings.simplefilter("ignore")
-    while True:
-        try:
-            task = conn.recv()
-        except EOFError:
-            return
-        conn.send(execute(task))
+    return execute(task)
 
 
-class Worker:
-    """A forked process running `checks.execute`; killed and restarted when a task exceeds its time limit."""
-
-    def __init__(self):
-        self.proc = self.conn = None
-
-    def _start(self) -> None:
-        ctx = multiprocessing.get_context("fork")
-        self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_serve, args=(child,), daemon=True)
-        self.proc.start()
-        child.close()
-
-    def call(self, task: dict, timeout: float) -> dict:
-        if self.proc is None or not self.proc.is_alive():
-            self._start()
-        t0 = time.perf_counter()
-        self.conn.send(task)
-        if self.conn.poll(timeout):
-            try:
-                return self.conn.recv()
-            except (EOFError, OSError):
-                self.stop()
-                return {"status": "crash", "error": "WorkerDied: the worker process died (out of memory or a "
-                        "native crash)", "seconds": time.perf_counter() - t0}
-        self.stop()
+def run_task(task: dict, timeout: float) -> dict:
+    """One task (`checks.execute`) in a child process (runtime.child) within `timeout` seconds and WORKER_MEMORY;
+    a timeout or a dead child is an outcome, never an exception."""
+    t0 = time.perf_counter()
+    try:
+        return child.run(_quiet_execute, task, timeout=timeout, memory=WORKER_MEMORY)
+    except child.ChildTimeout:
         return {"status": "timeout", "seconds": time.perf_counter() - t0}
-
-    def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.kill()  # our own child, by its handle
-            self.proc.join()
-            self.conn.close()
-        self.proc = self.conn = None
+    except child.ChildFailure as exc:
+        return {"status": "crash", "error": f"WorkerDied: the worker process died (out of memory or a native "
+                f"crash): {exc}", "seconds": time.perf_counter() - t0}
 
 
 # --- one case -----------------------------------------------------------------------------------------
@@ -112,34 +80,35 @@ class CaseResult:
     checks: int = 0
 
 
-def evaluate(case: Case, methods, worker: Worker, timeout: float, certify_budget: float = CERTIFY_BUDGET,
+def evaluate(case: Case, methods, timeout: float, certify_budget: float = CERTIFY_BUDGET,
              with_certify: bool = True) -> CaseResult:
     """Every method (then certify, when there is an exact value) on one case, then the judgement."""
     t0 = time.perf_counter()
     results = {"trivial": trivial(case)}
     payload = case.to_dict()
     for method in methods:
-        if method == "best" and _best_too_costly(results, timeout):
+        if _combined_too_costly(registry.method(method), results, timeout):
             results[method] = {"status": "skipped", "error": "estimated cost above the time limit", "seconds": 0.0}
             continue
-        results[method] = worker.call({"kind": "query", "case": payload, "method": method}, timeout)
+        results[method] = run_task({"kind": "query", "case": payload, "method": method}, timeout)
     claim = None
     exact = results.get("exact")
     if with_certify and exact is not None and exact["status"] == "ok":
         claim = certify_claim(case, exact["lower"], exact["upper"])
         if claim is not None:
-            results["certify"] = worker.call({"kind": "certify", "case": payload, "claim": str(claim),
+            results["certify"] = run_task({"kind": "certify", "case": payload, "claim": str(claim),
                                               "budget": certify_budget}, timeout + certify_budget)
     violations, misses = judge(case, results, claim, certify_budget)
     return CaseResult(case, results, violations, misses, time.perf_counter() - t0, count_checks(results, claim))
 
 
-def _best_too_costly(results: dict, timeout: float) -> bool:
-    """best runs pld, rdp and analytic (analytic on its finer default grid, about 10× the fuzzer's)."""
-    cost = sum(results.get(m, {}).get("seconds", 0.0) for m in ("pld", "rdp"))
-    analytic = results.get("analytic", {})
-    cost += 10 * analytic.get("seconds", 0.0)
-    return cost > timeout or any(results.get(m, {}).get("status") == "timeout" for m in ("pld", "analytic"))
+def _combined_too_costly(method, results: dict, timeout: float) -> bool:
+    """A method that runs others in turn (`Method.combines`, best) would take their measured times (scaled from
+    their quick settings): skipped when that exceeds the limit or one of them already timed out."""
+    if not method.combines:
+        return False
+    cost = sum(factor * results.get(m, {}).get("seconds", 0.0) for m, factor in method.combines.items())
+    return cost > timeout or any(results.get(m, {}).get("status") == "timeout" for m in method.combines)
 
 
 # --- the loop -----------------------------------------------------------------------------------------
@@ -171,7 +140,6 @@ def fuzz(minutes: float = 1.0, seed: int = 0, methods=ALL_METHODS, families=FAMI
     deadline = start + 60.0 * minutes
     shrink_budget = shrink_seconds if shrink_seconds is not None else max(30.0, 12.0 * minutes)
     cache: dict = {}
-    worker = Worker()
     drawn = 0
     try:
         while time.monotonic() < deadline and (max_cases is None or drawn < max_cases):
@@ -193,7 +161,7 @@ def fuzz(minutes: float = 1.0, seed: int = 0, methods=ALL_METHODS, families=FAMI
                     else:
                         drawn += 1
                         state["drawn"] += 1
-                    result = evaluate(case, methods, worker, timeout, certify_budget, with_certify)
+                    result = evaluate(case, methods, timeout, certify_budget, with_certify)
                     cache[key] = result
                     report.cases.append(result)
                     for v in result.violations:
@@ -225,7 +193,6 @@ def fuzz(minutes: float = 1.0, seed: int = 0, methods=ALL_METHODS, families=FAMI
             except Exception as exc:  # noqa: BLE001 — hypothesis itself (e.g. Flaky): note it, keep fuzzing
                 report.notes.append(f"hypothesis run {report.runs} ended with {type(exc).__name__}: {exc}"[:300])
     finally:
-        worker.stop()
         report.seconds = time.monotonic() - start
     return report
 
@@ -245,7 +212,7 @@ def _record(report: Report, failures: list, others=()) -> None:
 
 
 def _preload() -> None:
-    """Import every method before forking, so a restarted worker does not pay the imports again."""
+    """Import every method before forking, so that no task's child pays the imports."""
     from ... import api  # noqa: F401
     from ...certify import certify  # noqa: F401
     from ...numeric.analytic import Options  # noqa: F401
@@ -254,8 +221,4 @@ def _preload() -> None:
 def replay(case: Case, methods=ALL_METHODS, timeout: float = 60.0, certify_budget: float = CERTIFY_BUDGET) -> CaseResult:
     """Re-run one case (from `Case.from_dict(json.loads(...))`), e.g. a printed `verialloc fuzz --replay ...`."""
     _preload()
-    worker = Worker()
-    try:
-        return evaluate(case, methods, worker, timeout, certify_budget)
-    finally:
-        worker.stop()
+    return evaluate(case, methods, timeout, certify_budget)

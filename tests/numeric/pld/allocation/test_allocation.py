@@ -29,7 +29,8 @@ from verialloc.mechanisms import DiscretePair, Gaussian, Laplace, RandomizedResp
 from verialloc.numeric.pld.allocation import allocation, allocation_delta, allocation_plds, convolution, tail_accurate
 from verialloc.numeric.pld.allocation.exp_grid import _merge, contract, spread
 from verialloc.numeric.pld.allocation.geometric import allocation_pld_geometric
-from verialloc.numeric.pld.loss_law import FiniteLoss, GaussianLoss, loss_law
+from verialloc.mechanisms.loss_law import FiniteLoss
+from verialloc.mechanisms.gaussian import GaussianLoss
 
 DIRECTIONS = ("remove", "add")
 EPS = np.array([-0.5, 0.0, 0.1, 0.3, 0.5, 1.0, 2.0])
@@ -57,7 +58,7 @@ def assert_brackets(lower, exact, upper, slack=0.0):
 def test_randomized_response_brackets_exact(eps0, t):
     """I11: lower ≤ exact ≤ upper, both directions, ε from −0.5 to 2 (k = 1)."""
     rr = RandomizedResponse(eps0)
-    result = allocation(loss_law(rr), t, epsilon_max=2.0)
+    result = allocation(rr.loss_law(), t, epsilon_max=2.0)
     for d in DIRECTIONS:
         lower, upper = result.delta(EPS, d)
         assert_brackets(lower, exact_profile(rr, t, EPS, d), upper)
@@ -70,7 +71,7 @@ def test_randomized_response_large_t_certified():
     the raw δ of both PLDs matches to float accuracy, the bracket width is the float budget alone."""
     rr, t = RandomizedResponse(1), 10 ** 4
     eps = np.array([0.0, 0.05])
-    result = allocation(loss_law(rr), t, epsilon_max=0.05)
+    result = allocation(rr.loss_law(), t, epsilon_max=0.05)
     for d in DIRECTIONS:
         lower, upper = result.delta(eps, d)
         exact = np.array([float(discrete_delta(rr, "allocation", t, float(e), d)) for e in eps])
@@ -93,7 +94,7 @@ def discrete_pairs(draw):
 
 @given(discrete_pairs(), st.integers(1, 5), st.sampled_from([None, 0.05, 0.3]))
 def test_random_discrete_pairs_bracket_exact(mech, t, grid_step):
-    law = loss_law(mech)
+    law = mech.loss_law()
     result = allocation(law, t, epsilon_max=2.0, grid_step=grid_step)
     for d in DIRECTIONS:
         lower, upper = result.delta(EPS, d)
@@ -104,7 +105,7 @@ def test_pairs_with_infinite_losses_keep_their_atoms():
     """P-only mass is P_s in every upper/lower remove PLD; Q-only mass gives δ_add ≥ Q(P=0)^t at every ε."""
     mech = DiscretePair(["1/2", "1/4", "1/4", "0"], ["0", "1/2", "1/4", "1/4"])
     t = 3
-    plds = allocation_plds(loss_law(mech), t, epsilon_max=1.0)
+    plds = allocation_plds(mech.loss_law(), t, epsilon_max=1.0)
     for b in ("upper", "lower"):
         assert plds["remove", b].inf_mass >= 0.5 - 1e-15
     with mp.workdps(40):
@@ -134,7 +135,7 @@ def test_gaussian_single_step_brackets_balle_wang(sigma):
 def test_two_steps_bracket_quadrature(mech):
     """t = 2: quadrature (F25) with its error estimate; both directions, several ε."""
     eps = [0.0, 0.5, 1.0, 2.0]
-    result = allocation(loss_law(mech), 2, epsilon_max=2.0)
+    result = allocation(mech.loss_law(), 2, epsilon_max=2.0)
     for d in DIRECTIONS:
         lower, upper = result.delta(eps, d)
         for e, lo, up in zip(eps, lower, upper):
@@ -263,8 +264,8 @@ def test_contraction_loses_little_on_a_smooth_law():
 
 
 @pytest.mark.parametrize("law,mech,t", [(GaussianLoss(1.0), None, 50),
-                                        (loss_law(RandomizedResponse(1)), RandomizedResponse(1), 300),
-                                        (loss_law(ZEROS), ZEROS, 4)], ids=["gauss", "rr", "zeros"])
+                                        (RandomizedResponse(1).loss_law(), RandomizedResponse(1), 300),
+                                        (ZEROS.loss_law(), ZEROS, 4)], ids=["gauss", "rr", "zeros"])
 def test_plds_are_realizations_and_allocation_delta_brackets_exact(law, mech, t):
     """I14: no −inf mass, E[e^{−L}] ≤ 1, total mass 1 (upper) / ≤ 1 (lower). allocation_delta (its own window:
     ε up to 3, beyond the PLDs' epsilon_max = 2) brackets the exact count-enumeration profile (F23) for the
@@ -289,7 +290,7 @@ def test_plds_are_realizations_and_allocation_delta_brackets_exact(law, mech, t)
 @pytest.mark.parametrize("target", ["1e-2", "1e-4", "1e-7"])
 def test_epsilon_of_plds_brackets_exact_epsilon(target):
     rr, t = RandomizedResponse("0.5"), 200
-    result = allocation(loss_law(rr), t)
+    result = allocation(rr.loss_law(), t)
     for d in DIRECTIONS:
         exact = float(discrete_epsilon(rr, "allocation", t, target, d, digits=15))
         lower, upper = result.epsilon(float(target), d)
@@ -323,14 +324,14 @@ def test_bounds_contain_references_on_a_dense_epsilon_grid_I1():
         assert np.all(geo["lower"] <= upper), (d, np.max(geo["lower"] - upper))
         assert np.all(upper >= -np.expm1(eps))
     rr, t = RandomizedResponse(2), 40
-    result = allocation(loss_law(rr), t, epsilon_max=3.0)
+    result = allocation(rr.loss_law(), t, epsilon_max=3.0)
     for d in DIRECTIONS:
         lower, upper = result.delta(eps, d)
         assert_brackets(lower, exact_profile(rr, t, eps, d), upper)
 
 
 @pytest.mark.parametrize("law,t,h", [(GaussianLoss(1.0), 10, 0.2), (GaussianLoss(1.0), 1, 0.1),
-                                     (loss_law(RandomizedResponse(1)), 20, 0.3), (loss_law(Laplace(1)), 5, 0.2)],
+                                     (RandomizedResponse(1).loss_law(), 20, 0.3), (Laplace(1).loss_law(), 5, 0.2)],
                          ids=["gauss10", "gauss1", "rr", "laplace"])
 def test_refining_the_grid_never_raises_the_upper_bound(law, t, h):
     """Nested grids: the h/2 spread is a spread of the h/2 law's own h-spread (interpolation of a convex call
@@ -457,7 +458,7 @@ def test_tail_convolution_is_directed_and_keeps_tail_sums(case, block, direct_pa
 @given(discrete_pairs(), st.integers(1, 6), st.sampled_from([None, 0.05, 0.3]))
 def test_tail_mode_random_discrete_pairs_bracket_exact(mech, t, grid_step):
     """Tail-accurate mode on random finite pairs (zeros on either side) against count vectors; realizations."""
-    result = allocation(loss_law(mech), t, epsilon_max=2.0, grid_step=grid_step, delta_floor=1e-12)
+    result = allocation(mech.loss_law(), t, epsilon_max=2.0, grid_step=grid_step, delta_floor=1e-12)
     for d in DIRECTIONS:
         lower, upper = result.delta(EPS, d)
         assert_brackets(lower, exact_profile(mech, t, EPS, d), upper)
@@ -469,7 +470,7 @@ def test_tail_mode_randomized_response_small_delta():
     """RR ε0 = 1, t = 1000 (the default step puts both atoms on the grid: the discretized pair is exact): the
     brackets at δ = 1e-20 and 1e-30 contain the exact ε (count vectors) and are finite, relative gap ≤ 1e-8."""
     rr = RandomizedResponse("1")
-    result = allocation(loss_law(rr), 1000, epsilon_max=0.6, tail=1e-33, delta_floor=1e-30)
+    result = allocation(rr.loss_law(), 1000, epsilon_max=0.6, tail=1e-33, delta_floor=1e-30)
     for target in ("1e-20", "1e-30"):
         for d in DIRECTIONS + ("both",):
             exact = float(discrete_epsilon(rr, "allocation", 1000, target, d, digits=15))
@@ -519,7 +520,7 @@ def test_tail_mode_gaussian_large_t(target, epsilon_max):
 
 def test_tail_mode_reports_deltas_below_its_floor():
     """limits() names δ below delta_floor; delta_floor must lie in (0, 1)."""
-    result = allocation(loss_law(RandomizedResponse("1")), 100, epsilon_max=2.0, tail=1e-12, delta_floor=1e-9)
+    result = allocation(RandomizedResponse("1").loss_law(), 100, epsilon_max=2.0, tail=1e-12, delta_floor=1e-9)
     assert result.budget.delta_floor == 1e-9
     assert result.limits([0.1], "both") == ()
     assert any("delta_floor" in note for note in result.limits([2.0], "both"))

@@ -10,13 +10,11 @@ by the code under test alone.
 from fractions import Fraction
 
 import mpmath as mp
-import numpy as np
 import pytest
 
 from verialloc.exact.discrete_profiles import allocation_pair
 from verialloc.mechanisms import DiscretePair, RandomizedResponse
 from verialloc.numeric.pld.allocation import allocation
-from verialloc.numeric.pld.loss_law import loss_law
 
 DIRECTIONS = ("remove", "add")
 EPS = [-0.5, 0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0, 2.0]
@@ -46,7 +44,7 @@ def test_cut_mass_is_charged_and_bracket_holds(mech, t, kwargs):
     up to float rounding); and lower ≤ exact ≤ upper (δ with the float budget, `Allocation.delta`) at every ε,
     exact from count enumeration (F23). Would catch: a cut whose mass is dropped from an upper bound, counted twice,
     or not recorded; a tail parameter ignored by the tail-accurate mode."""
-    result = allocation(loss_law(mech), t, epsilon_max=2.0, **kwargs)
+    result = allocation(mech.loss_law(), t, epsilon_max=2.0, **kwargs)
     up_dropped, low_dropped = result.budget.dropped
     assert up_dropped > 0 and low_dropped > 0, result.budget.dropped
     for d in DIRECTIONS:

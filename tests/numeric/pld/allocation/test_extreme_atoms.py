@@ -14,17 +14,14 @@ and …` → `or` / `> 1`, the direction strings changed, `law.low_mass ** t` �
 `< 0`, `if not np.any(keep)` → `if np.any(keep)`, and the merge's `[losses, extra[keep]]` / `[masses,
 extra_m[keep]]` concatenated in swapped order. Equivalent: `extra_m > 0` → `>= 0` (it only adds zero-mass points).
 """
-import math
 
 import mpmath as mp
-import numpy as np
 import pytest
 
 from verialloc import api
 from verialloc.config import Config
 from verialloc.mechanisms import DiscretePair
 from verialloc.numeric.pld.allocation import allocation
-from verialloc.numeric.pld.loss_law import loss_law
 
 HALF, TINY = ["1/2", "1/2"], ["1", "1e-400"]
 T = 3
@@ -42,7 +39,7 @@ CASES = [
 
 @pytest.mark.parametrize("p,q,direction,loss,mass", CASES)
 def test_lower_pld_keeps_outcomes_beyond_float64(p, q, direction, loss, mass):
-    low = allocation(loss_law(DiscretePair(p, q)), T).plds[direction, "lower"]
+    low = allocation(DiscretePair(p, q).loss_law(), T).plds[direction, "lower"]
     if loss is not None:
         assert loss - mp.mpf("1e-11") <= low.losses[-1] <= loss and mass * (1 - 1e-13) <= low.masses[-1] <= mass
     else:

@@ -23,7 +23,6 @@ from verialloc.mechanisms import DiscretePair, Gaussian, Laplace, RandomizedResp
 from verialloc.numeric.pld.allocation import geometric_conv
 from verialloc.numeric.pld.allocation.geometric import LossVariable, allocation_pld_geometric, disc_dist
 from verialloc.numeric.pld.allocation.geometric_conv import GeometricDist, conv, self_conv
-from verialloc.numeric.pld.loss_law import loss_law
 
 SHIFT = 1e-9
 SLACK = 1e-12
@@ -219,7 +218,7 @@ def test_self_conv_counts():
 def test_disc_dist(mech, variable):
     """I21: the upper output U satisfies X ⪯ U ⪯_(α, β) X; the lower output is dominated; tails ≤ β each."""
     alpha, beta = 0.07, 1e-6
-    var = getattr(LossVariable, variable)(loss_law(mech))
+    var = getattr(LossVariable, variable)(mech.loss_law())
     up, lo = disc_dist(var, alpha, beta, "upper"), disc_dist(var, alpha, beta, "lower")
     assert np.allclose(np.diff(up.losses), alpha) and np.allclose(np.diff(lo.losses), alpha)
     xs = np.concatenate([up.losses, up.losses - alpha / 2, up.losses + alpha / 2, lo.losses - 1e-7, lo.losses + 1e-7])
@@ -283,7 +282,7 @@ def test_remove_upper_dominates_psi_of_discretized_input(mech, t):
     ψ→_t(L→) the domination holds in the hockey-stick sense only: `test_allocation_bounds_exact_law`.)"""
     alpha, beta = 0.3, 1e-9
     a_p, b_p = primes(t, alpha, beta)
-    disc = disc_dist(LossVariable.remove(loss_law(mech)), a_p, b_p, "upper")
+    disc = disc_dist(LossVariable.remove(mech.loss_law()), a_p, b_p, "upper")
     up, _ = allocation_pld_geometric(mech, t, "remove", "upper", alpha=alpha, beta=beta)
     assert min_margin(pld_atoms(up), psi_remove_law(disc, t)) >= -SLACK
 
@@ -360,7 +359,7 @@ def test_e17_remove_dual_atom_is_zero_not_infinity():
     ≈ 1 − (1 − f_D(+inf))^{t−1} at loss +inf — much looser than the faithful bound."""
     mech, t, alpha, beta = Gaussian(1), 100, 0.1, 1e-8
     a_p, b_p = primes(t, alpha, beta)
-    disc = disc_dist(LossVariable.remove(loss_law(mech)), a_p, b_p, "upper")
+    disc = disc_dist(LossVariable.remove(mech.loss_law()), a_p, b_p, "upper")
     dual = disc.dual()
     start = float(disc.losses[0])
     u1 = GeometricDist(start, a_p, disc.masses, inf=disc.inf_mass)
@@ -380,7 +379,7 @@ def test_e17_add_atom_as_infinity_is_invalid():
     −ln(x/t) sends it to −inf and δ falls below the exact profile."""
     mech, t, alpha, beta = HALF_BLIND, 3, 0.1, 1e-9
     a_p, b_p = primes(t, alpha, beta)
-    disc = disc_dist(LossVariable.add(loss_law(mech)), a_p, b_p, "upper")
+    disc = disc_dist(LossVariable.add(mech.loss_law()), a_p, b_p, "upper")
     assert disc.inf_mass >= 0.5
     start = -float(disc.losses[-1])
     as_infinity = GeometricDist(start, a_p, disc.masses[::-1], inf=disc.inf_mass)
@@ -429,7 +428,7 @@ def test_accepts_a_loss_law():
     alpha, beta = 0.1, 1e-9
     rr = RandomizedResponse("1")
     rr_exact = {e: tuple(float(discrete_delta(rr, "allocation", 5, e, d)) for d in DIRECTIONS) for e in (0.0, 0.3, 1.0)}
-    for law, t, exact in ((loss_law(rr), 5, rr_exact), (loss_law(Gaussian(1)), 2, TABLE_12_1_SIGMA_1)):
+    for law, t, exact in ((rr.loss_law(), 5, rr_exact), (Gaussian(1).loss_law(), 2, TABLE_12_1_SIGMA_1)):
         for i, direction in enumerate(DIRECTIONS):
             up, _ = allocation_pld_geometric(law, t, direction, "upper", alpha=alpha, beta=beta)
             lo, _ = allocation_pld_geometric(law, t, direction, "lower", alpha=alpha, beta=beta)

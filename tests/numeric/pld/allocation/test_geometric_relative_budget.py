@@ -32,7 +32,6 @@ from verialloc.mechanisms import Gaussian
 from verialloc.numeric.pld.allocation import geometric, geometric_conv
 from verialloc.numeric.pld.allocation.geometric import LossVariable, allocation_pld_geometric
 from verialloc.numeric.pld.allocation.geometric_conv import GeometricDist, conv, self_conv
-from verialloc.numeric.pld.loss_law import loss_law
 from verialloc.rounding import float_down, float_up
 
 BOUNDS = ("upper", "lower")
@@ -336,7 +335,7 @@ def test_discretize_within_returned_bounds(sigma, beta, alpha):
     each entry relatively or its excess lands in its ℓ1 float_error (Σ max(0, |m̂ − m| − rel·m) ≤ ℓ1), with rel
     < 1e-11 (tight). Power: some mass is off by > 40u relative (scipy's ndtr in the tails), beyond the former
     flat 4-ulp CDF assumption."""
-    law = loss_law(Gaussian(float(sigma)))
+    law = (Gaussian(float(sigma))).loss_law()
     step = alpha * float(law.scale)
     worst = mp.mpf(0)
     with mp.workdps(60):

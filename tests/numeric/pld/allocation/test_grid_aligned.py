@@ -17,7 +17,6 @@ from verialloc import api
 from verialloc.config import Config
 from verialloc.mechanisms import DiscretePair, RandomizedResponse
 from verialloc.numeric.pld.allocation.exp_grid import spread
-from verialloc.numeric.pld.loss_law import loss_law
 
 #: dyadic ε0 (the loss ±ε0 is then exactly representable and lands on dyadic grid points)
 DYADIC = st.builds(lambda num, exp: Fraction(num, 2 ** exp), st.integers(1, 40), st.integers(0, 5))
@@ -39,7 +38,7 @@ def test_issue_reproductions_eps0_seven_eighths(steps, k, epochs, direction):
 
 def test_spread_keeps_all_mass_when_an_atom_sits_on_the_offset():
     """The upper single step is a spread: it keeps all Q-mass (F2, F8); for 7/8 the atom at the offset was lost."""
-    law = loss_law(RandomizedResponse(Fraction(7, 8)))
+    law = (RandomizedResponse(Fraction(7, 8))).loss_law()
     values = law.atoms()[0]
     offset = math.exp(values[0])
     grid = spread(law, 0.002, 2000, offset)

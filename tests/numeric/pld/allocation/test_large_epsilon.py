@@ -20,7 +20,7 @@ from verialloc.certify import certify, make_claim
 from verialloc.config import Config
 from verialloc.mechanisms import Gaussian
 from verialloc.numeric.pld.allocation.exp_grid import contract
-from verialloc.numeric.pld.loss_law import GaussianLoss
+from verialloc.mechanisms.gaussian import GaussianLoss
 
 
 def balle_wang(sigma: float, eps: float) -> mp.mpf:

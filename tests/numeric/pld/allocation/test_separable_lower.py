@@ -10,9 +10,9 @@ from scipy.special import ndtr
 
 from verialloc import Config, Gaussian, RandomizedResponse, api
 from verialloc.mechanisms import DiscretePair
-from verialloc.numeric.pld import pld_accountant
+from verialloc.numeric.pld import pipeline, pld_accountant
 from verialloc.numeric.pld.allocation import separable
-from verialloc.numeric.pld.loss_law import GaussianLoss, loss_law
+from verialloc.mechanisms.gaussian import GaussianLoss
 
 
 def exact_delta(mech, t, k, eps, direction):
@@ -48,7 +48,7 @@ NEG_INF_PAIR = DiscretePair(["3/5", "0", "2/5"], ["2/5", "2/5", "1/5"])
 def test_randomized_response_is_exact(t, k, eps, direction):
     """Two outputs: S determines the output count, a sufficient statistic, so the bound is the exact profile."""
     ref = exact_delta(RR, t, k, eps, direction)
-    got = separable.delta_lower(loss_law(RR), t, k, eps, direction)[direction]
+    got = separable.delta_lower(RR.loss_law(), t, k, eps, direction)[direction]
     assert got <= ref.lower
     assert got >= ref.lower * (1 - 1e-9) - 1e-12
 
@@ -61,7 +61,7 @@ def test_finite_pairs_match_the_exact_profile(pair, t, k, eps, direction):
     """Sound, and exact for these pairs: the atoms at ±inf have bins of their own and the few finite losses are
     separated by the lattice, so S distinguishes the sufficient count vectors."""
     ref = exact_delta(pair, t, k, eps, direction)
-    got = separable.delta_lower(loss_law(pair), t, k, eps, direction)[direction]
+    got = separable.delta_lower(pair.loss_law(), t, k, eps, direction)[direction]
     assert got <= ref.lower
     assert got >= ref.lower * (1 - 1e-9) - 1e-12
 
@@ -72,7 +72,7 @@ def test_quantized_gaussian_k_of_t(direction):
     pair = quantized_gaussian(np.linspace(-1.0, 2.0, 9))
     for eps in (0.0, 0.4, 1.0):
         ref = exact_delta(pair, 5, 2, eps, direction)
-        got = separable.delta_lower(loss_law(pair), 5, 2, eps, direction)[direction]
+        got = separable.delta_lower(pair.loss_law(), 5, 2, eps, direction)[direction]
         assert ref.lower * 0.95 <= got <= ref.lower, (eps, got, ref.lower)
 
 
@@ -101,7 +101,7 @@ def test_every_step_used_matches_f13(sigma, t, epochs):
 
 def test_epsilon_is_certified():
     """The returned ε has δ_lower(ε) > δ (checked here) and lies below the exact ε(δ) of randomized response."""
-    bound = separable.separable_bound(loss_law(RR), 8, 3)
+    bound = separable.separable_bound(RR.loss_law(), 8, 3)
     for d in ("remove", "add"):
         eps = bound.epsilon(1e-3, d)
         assert bound.delta(eps, d) > 1e-3
@@ -143,7 +143,7 @@ def test_randomized_response_is_exact_with_one_statistic(eps, direction):
     t, k = 2500, 3
     assert t > separable.SEARCH_MAX_COPIES
     ref = exact_delta(RR, t, k, eps, direction)
-    got = separable.delta_lower(loss_law(RR), t, k, eps, direction)[direction]
+    got = separable.delta_lower(RR.loss_law(), t, k, eps, direction)[direction]
     assert got <= ref.lower
     assert got >= ref.lower * (1 - 1e-7)
 
@@ -157,8 +157,8 @@ def test_accountant_bracket_beyond_the_old_copy_limit():
 
 
 def test_not_used_at_k1_or_k_equal_t():
-    assert pld_accountant._separable(Config(Gaussian(1), steps=10), "both", None, None) == {}
-    assert pld_accountant._separable(Config(Gaussian(1), steps=10, k=10), "both", None, None) == {}
+    assert pipeline._separable(Config(Gaussian(1), steps=10), "both", None, None) == {}
+    assert pipeline._separable(Config(Gaussian(1), steps=10, k=10), "both", None, None) == {}
 
 
 @pytest.mark.parametrize("direction", ["remove", "add"])
@@ -167,7 +167,7 @@ def test_every_finite_loss_beyond_the_float64_exponent_range(direction):
     Q has an atom at −inf. The cut range is clamped into [−LOSS_CAP, LOSS_CAP] (this raised OverflowError); beyond
     ε = LOSS_CAP the bound offered is 0, still below the exact value."""
     pair = DiscretePair(["1", "0"], ["1e-400", "1"])
-    law = loss_law(pair)
+    law = pair.loss_law()
     for eps, tight in ((0.5, True), (800.0, False)):
         ref = exact_delta(pair, 5, 2, eps, direction)
         got = separable.delta_lower(law, 5, 2, eps, direction)[direction]
@@ -210,7 +210,7 @@ def test_per_epoch_statistic_matches_the_exact_profile(mech, direction):
     """Epochs composed per epoch (the route beyond SEARCH_MAX_COPIES, asked for directly at small t): below the
     exact layer's E-epoch profile (exact composition) and within 1e-3 of it (S is sufficient for these pairs)."""
     t, k, epochs = 5, 2, 3
-    bound = separable.separable_bound(loss_law(mech), t, k, epochs=epochs, per_epoch=True)
+    bound = separable.separable_bound(mech.loss_law(), t, k, epochs=epochs, per_epoch=True)
     assert bound.epochs == epochs
     for eps in (-0.3, 0.0, 0.5, 1.5):
         ref = api.delta(Config(mech, steps=t, k=k, epochs=epochs), repr(eps), direction=direction, method="exact",

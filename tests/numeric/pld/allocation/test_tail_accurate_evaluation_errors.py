@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from verialloc.numeric.pld.allocation.tail_accurate import _evaluation_errors
-from verialloc.numeric.pld.loss_law import FiniteLoss
+from verialloc.mechanisms.loss_law import FiniteLoss
 
 P, Q = [Fraction(1, 8), Fraction(3, 8), Fraction(1, 2)], [Fraction(1, 2), Fraction(3, 8), Fraction(1, 8)]
 X = [Fraction(1, 4), Fraction(1), Fraction(4)]  # e^ℓ of the atoms

@@ -51,7 +51,7 @@ import numpy as np
 from ....errors import InvalidParameter
 from ....validation import direction as check_direction
 from ....validation import integer
-from ..loss_law import LossLaw
+from ....mechanisms.loss_law import LossLaw
 from .exp_grid import contract, spread
 from .readout import _pld
 from .squaring import _plan, _power

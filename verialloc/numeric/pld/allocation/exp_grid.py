@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ....errors import InvalidParameter
-from ..loss_law import LossLaw
+from ....mechanisms.loss_law import LossLaw
 
 _U = np.finfo(float).eps / 2
 #: `contract` keeps X = e^ℓ only up to h·e^HIGH_LOSS (x/h and the moment sums stay finite in float64)

@@ -45,7 +45,7 @@ from ....errors import GridTooLarge, InvalidParameter
 from ....mechanisms import Mechanism
 from ....validation import direction as check_direction
 from ....validation import integer, open_unit, positive
-from ..loss_law import LossLaw, loss_law
+from ....mechanisms.loss_law import LossLaw
 from ..pld import PLD
 from .geometric_conv import GeometricDist, conv, exp_space, self_conv
 
@@ -382,7 +382,7 @@ def allocation_pld_geometric(mech_or_law: Mechanism | LossLaw, steps, direction:
     (hockey-stick sense, F49), "lower" is dominated (Remark 4.7); (α, β)-tight per Thm 4.6 (see the module
     docstring for exp-space zero atoms). α' = α/(2⌈log2 t⌉+1), β' = β/t.
     """
-    law = mech_or_law if isinstance(mech_or_law, LossLaw) else loss_law(mech_or_law)
+    law = mech_or_law if isinstance(mech_or_law, LossLaw) else mech_or_law.loss_law()
     t = integer("steps", steps)
     d = check_direction(direction, allow_both=False)
     if bound not in BOUNDS:

@@ -41,7 +41,7 @@ from ....errors import InvalidParameter
 from ....validation import direction as check_direction
 from ....validation import integer
 from ..compose import convolve
-from ..loss_law import LossLaw
+from ....mechanisms.loss_law import LossLaw
 from .epoch_product import EpochProduct
 
 _U = np.finfo(float).eps / 2

@@ -14,7 +14,7 @@ import numpy as np
 from scipy import fft
 
 from ..compose import TINY, fft_error_bound
-from ..loss_law import LossLaw
+from ....mechanisms.loss_law import LossLaw
 from .convolution import _U, _gamma
 from .exp_grid import GridLaw
 

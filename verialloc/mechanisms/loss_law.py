@@ -1,4 +1,5 @@
-"""Laws of the privacy loss ℓ = ln P/Q under P and under Q, in float64 (F1, F6, F7).
+"""Laws of the privacy loss ℓ = ln P/Q under P and under Q, in float64 (F1, F6, F7): the contract every
+mechanism's `loss_law` meets, and the law of a finite pair (its atoms), which finite mechanisms share.
 
 Every law offers right-continuous CDFs and survival functions of the finite part of ℓ under both
 distributions (survival functions keep relative accuracy in upper tails), its finite atoms, and the
@@ -11,17 +12,16 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from fractions import Fraction
 
+import mpmath as mp
 import numpy as np
-from scipy import special
 
-from ...errors import InvalidParameter, UnsupportedRequest
-from ...mechanisms import FinitePair, Gaussian, Laplace, Mechanism
-from ...mechanisms.base import mpq
+from ..errors import InvalidParameter, UnsupportedRequest
+from .base import mpq
 
-
-_U = np.finfo(np.float64).eps / 2
+#: unit round-off of float64
+U = np.finfo(np.float64).eps / 2
 #: smallest positive float64: values in the subnormal range keep only an absolute accuracy
-_TINY = np.finfo(np.float64).smallest_subnormal
+TINY = np.finfo(np.float64).smallest_subnormal
 #: most digits for a loss ln P/Q of a non-rational pair (doubling from 40 until every loss is resolved)
 MAX_LOSS_DIGITS = 2560
 
@@ -107,113 +107,6 @@ def _search(fn, start: float, decreasing: bool) -> float:
     return outer
 
 
-class GaussianLoss(LossLaw):
-    """ℓ ~ N(μ, 2μ) under P and N(−μ, 2μ) under Q, μ = 1/(2σ²) (F15)."""
-
-    #: ndtr flushes to 0 below z ≈ −37.677, where the exact Φ is still up to 5.9e-311
-    eval_abs = 1e-310
-
-    def __init__(self, sigma: float):
-        self._set(1.0 / (2.0 * sigma * sigma))
-
-    @classmethod
-    def from_mu(cls, mu: float) -> "GaussianLoss":
-        """The law of μ directly (n Gaussian steps of σ composed are one of μ = n/(2σ²), F13)."""
-        law = cls.__new__(cls)
-        law._set(mu)
-        return law
-
-    def _set(self, mu: float) -> None:
-        self.mu = mu
-        self.scale = np.sqrt(2.0 * mu)
-
-    def cdf_p(self, y):
-        return special.ndtr((np.asarray(y, float) - self.mu) / self.scale)
-
-    def sf_p(self, y):
-        return special.ndtr((self.mu - np.asarray(y, float)) / self.scale)
-
-    def cdf_q(self, y):
-        return special.ndtr((np.asarray(y, float) + self.mu) / self.scale)
-
-    def sf_q(self, y):
-        return special.ndtr((-self.mu - np.asarray(y, float)) / self.scale)
-
-    def support(self):
-        return -np.inf, np.inf
-
-    def _z(self, y) -> np.ndarray:
-        y = np.asarray(y, float)
-        with np.errstate(invalid="ignore"):
-            z = np.maximum(np.abs(y - self.mu), np.abs(y + self.mu)) / self.scale
-        return np.where(np.isfinite(z), z, 0.0)
-
-    def eval_rtol(self, y):
-        """16·(1 + z²)·u, z the larger standardized argument (y ∓ μ)/√(2μ).
-
-        scipy's ndtr (Cephes erfc/erf; its documentation reports peak relative errors 5.7e-14 for erfc on
-        [0, 26.6]) loses relative accuracy like z²·u in the tails (the rounding of the exponent −z²/2): measured
-        ≤ 4.1·(1 + z²)·u over 6·10⁴ points in [−37.5, 8.3] (the former flat 1e-13 assumption fails from z ≈ 26,
-        2.4e-13 at z = −36.9). The argument's own roundings and those of μ, √(2μ) from the float σ move z by
-        ≤ 6u|z|, i.e. Φ by ≤ 6(|z| + 1)|z|·u relatively (Mills ratio); 16 covers the sum with a factor ~1.5."""
-        z = self._z(y)
-        return 16.0 * (1.0 + z * z) * _U
-
-    def log_slope(self, y):
-        """|d ln Φ(z)/dz| ≤ |z| + 2 for both tails (Mills ratio), over dz/dy = 1/√(2μ)."""
-        return (self._z(y) + 2.0) / self.scale
-
-
-class LaplaceLoss(LossLaw):
-    """Laplace with scale b: ℓ ∈ [−1/b, 1/b], atoms at both ends, continuous in between.
-
-    With c = (1 + yb)/2 ∈ (0, 1): Q(ℓ ≤ y) = 1 − ½e^{−c/b}, P(ℓ ≤ y) = ½e^{(c−1)/b}.
-    Atoms: ℓ = −1/b with Q-mass ½, P-mass ½e^{−1/b}; ℓ = 1/b with Q-mass ½e^{−1/b}, P-mass ½.
-    """
-
-    def __init__(self, scale: float):
-        self.b = scale
-        self.top = 1.0 / scale
-
-    def _c(self, y):
-        return np.clip((1.0 + np.asarray(y, float) * self.b) / 2.0, 0.0, 1.0)
-
-    def cdf_p(self, y):
-        y = np.asarray(y, float)
-        return np.where(y >= self.top, 1.0, np.where(y < -self.top, 0.0, 0.5 * np.exp((self._c(y) - 1.0) / self.b)))
-
-    def sf_p(self, y):
-        y = np.asarray(y, float)
-        return np.where(y >= self.top, 0.0, np.where(y < -self.top, 1.0, -np.expm1((self._c(y) - 1.0) / self.b) / 2 + 0.5))
-
-    def cdf_q(self, y):
-        y = np.asarray(y, float)
-        return np.where(y >= self.top, 1.0, np.where(y < -self.top, 0.0, 1.0 - 0.5 * np.exp(-self._c(y) / self.b)))
-
-    def sf_q(self, y):
-        y = np.asarray(y, float)
-        return np.where(y >= self.top, 0.0, np.where(y < -self.top, 1.0, 0.5 * np.exp(-self._c(y) / self.b)))
-
-    def support(self):
-        return -self.top, self.top
-
-    def eval_rtol(self, y):
-        """(8 + 4(|y| + 1/b))·u: each value is ½e^a or 1 − ½e^a (or its Q analogue) with |a| ≤ 1/b, and the
-        roundings of a = (c − 1)/b (c = (1 + yb)/2, b from the float scale) move a by ≤ 4u(|y| + 1/b), which moves
-        e^a relatively by as much (exp and expm1 within 1 ulp: 2u more); 1 − ½e^a ≥ ½ is no worse."""
-        y = np.abs(np.asarray(y, float))
-        return (8.0 + 4.0 * (np.where(np.isfinite(y), y, 0.0) + self.top)) * _U
-
-    def log_slope(self, y):
-        """Inside (−1/b, 1/b) ln of each function has slope at most ½ (e.g. ln ½e^{y/2 − 1/(2b)}; the others are
-        ¼e^{·}/(1 − ½e^{·}) with e^{·} ≤ 1); the end atoms are compared exactly."""
-        return np.ones(np.shape(np.asarray(y, float)))
-
-    def atoms(self):
-        e = np.exp(-self.top)
-        return np.array([-self.top, self.top]), np.array([0.5 * e, 0.5]), np.array([0.5, 0.5 * e])
-
-
 class FiniteLoss(LossLaw):
     """A finite pair: atoms ℓ_i = ln P_i/Q_i, merged when equal; P-mass where Q = 0 is p_inf, Q-mass where P = 0 is q_neg_inf.
 
@@ -247,12 +140,12 @@ class FiniteLoss(LossLaw):
         self._sq = np.concatenate([_exact_cumsum(self._q[::-1])[::-1][1:], [0.0]])
         # every float mass is within u of the exact one (or, underflowed, within TINY/2): a table value is the
         # correctly rounded sum of such masses
-        self.eval_abs = LossLaw.eval_abs + uniq.size * _TINY
+        self.eval_abs = LossLaw.eval_abs + uniq.size * TINY
 
     def eval_rtol(self, y):
         """3u: the CDF/SF tables are exact rational sums of the float masses, rounded once (`_exact_cumsum`); each
         mass is the exact probability rounded to nearest. Membership of an atom is an exact float comparison."""
-        return np.full(np.shape(np.asarray(y, float)), 3 * _U)
+        return np.full(np.shape(np.asarray(y, float)), 3 * U)
 
     def log_slope(self, y):
         return np.zeros(np.shape(np.asarray(y, float)))
@@ -303,24 +196,7 @@ def _exact_cumsum(masses: np.ndarray) -> np.ndarray:
     return out
 
 
-def loss_law(mech: Mechanism) -> LossLaw:
-    """The float64 loss law of a mechanism (Gaussian and Laplace in closed form, finite pairs by atoms)."""
-    if isinstance(mech, Gaussian):
-        return gaussian_composition_law(mech, 1)
-    if isinstance(mech, Laplace):
-        return LaplaceLoss(float(mech.scale))
-    if isinstance(mech, FinitePair):
-        return _finite_loss(mech)
-    raise InvalidParameter("mechanism", mech, "has no float64 loss law")
-
-
-def gaussian_composition_law(mech: Gaussian, n: int) -> GaussianLoss:
-    """The loss law of n composed steps of `mech`: one Gaussian with μ = n/(2σ²) (F13, F15), μ correctly rounded
-    from the exact rational (it was 1/(2σ²) from the rounded σ: within the 6u|z| of eval_rtol either way)."""
-    return GaussianLoss.from_mu(float(Fraction(n) / (2 * mech.sigma ** 2)))
-
-
-def _finite_loss(mech: FinitePair) -> FiniteLoss:
+def finite_loss(mech) -> FiniteLoss:
     """FiniteLoss of a finite pair with every loss ℓ_i = ln P_i/Q_i (F1) correctly rounded to float64.
 
     Formed in mpmath from the probabilities (its exponent range is unbounded: Q_i = 1e-400 gives the finite loss
@@ -330,7 +206,6 @@ def _finite_loss(mech: FinitePair) -> FiniteLoss:
     ε0 = 1e-300). Masses are rounded to float64 separately (a mass below the float64 range becomes 0.0 on an atom
     whose loss stays finite). Outcomes with P_i = Q_i = 0 are dropped.
     """
-    import mpmath as mp
     exact = mech.exact_probabilities()
     with mp.workdps(40):
         p, q = mech.probabilities()
@@ -347,7 +222,6 @@ def _zero_loss(a, b) -> float | None:
 
 
 def _rational_losses(p: list, q: list) -> list[float]:
-    import mpmath as mp
     out = []
     with mp.workdps(60):  # relative error ~1e-58, then one rounding to float64
         for a, b in zip(p, q):
@@ -359,10 +233,9 @@ def _rational_losses(p: list, q: list) -> list[float]:
     return out
 
 
-def _converged_losses(mech: FinitePair) -> list[float]:
+def _converged_losses(mech) -> list[float]:
     """ln P − ln Q at doubling precision until every loss exceeds 2^100 times its error bound (then one rounding to
     float64 is correct but for a 2^-47 chance); an exact 0 from P and Q rounded alike is not resolved."""
-    import mpmath as mp
     dps = 40
     while True:
         with mp.workdps(dps):

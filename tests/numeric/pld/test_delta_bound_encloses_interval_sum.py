@@ -1,7 +1,7 @@
 """Audit of the float64 budget on the certify path against mpmath interval arithmetic (mpmath.iv).
 
 For small PLDs the exact hockey-stick value (F2) of the stored masses is enclosed by an iv computation; the
-certified float64 evaluation (certify.float_error: PLD float_error + evaluation rounding η, directed ε) must
+certified float64 evaluation (PLD.delta_bound: the float budget + evaluation rounding η, directed ε) must
 enclose it: delta_lower ≤ iv.a and iv.b ≤ delta_upper.
 """
 from fractions import Fraction
@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from verialloc.certify import float_error
 from verialloc.numeric.pld.compose import compose, self_compose
 from verialloc.numeric.pld.pld import PLD
 from verialloc.numeric.pld.subsample import subsample_remove
@@ -68,9 +67,9 @@ def test_single_pld_evaluation_encloses_interval(seed, n, step, eps):
         pld = pld_from(seed, n, step, bound)
         exact = iv_delta(pld.losses, pld.masses, pld.inf_mass, Fraction(eps))
         if bound == "upper":
-            assert float_error.delta_upper(pld, Fraction(eps)) >= exact.b
+            assert pld.with_bound("upper").delta_bound(Fraction(eps)) >= exact.b
         else:
-            assert float_error.delta_lower(pld, Fraction(eps)) <= exact.a
+            assert pld.with_bound("lower").delta_bound(Fraction(eps)) <= exact.a
 
 
 def exact_convolution(a_idx, a_num, b_idx, b_num):
@@ -113,8 +112,8 @@ def check_composition(seed, n, eps):
     masses = [mpmath.mpf(int(x)) / mpmath.mpf(2) ** 40 for x in conv]
     exact = iv_delta(losses, masses, 0.0, Fraction(eps))
     e = Fraction(eps)
-    assert float_error.delta_upper(c.with_bound("upper"), e) >= exact.b
-    assert float_error.delta_lower(c.with_bound("lower"), e) <= exact.a
+    assert c.with_bound("upper").delta_bound(e) >= exact.b
+    assert c.with_bound("lower").delta_bound(e) <= exact.a
 
 
 def test_self_composition_budget_encloses_interval():
@@ -134,8 +133,8 @@ def test_self_composition_budget_encloses_interval():
         keys = sorted(conv)
         exact = iv_delta([k * step for k in keys], [mpmath.mpf(conv[k]) / mpmath.mpf(2) ** scale for k in keys], 0.0,
                          Fraction(eps))
-        assert float_error.delta_upper(composed.with_bound("upper"), Fraction(eps)) >= exact.b
-        assert float_error.delta_lower(composed.with_bound("lower"), Fraction(eps)) <= exact.a
+        assert composed.with_bound("upper").delta_bound(Fraction(eps)) >= exact.b
+        assert composed.with_bound("lower").delta_bound(Fraction(eps)) <= exact.a
 
 
 @settings(max_examples=10)
@@ -153,5 +152,5 @@ def test_one_subsampling_step_encloses_interval(seed, n, lam, eps):
         if term.b > 0:
             total += ivnum(m) * iv.mpf([max(0, term.a), term.b])
     exact = lam * total
-    assert float_error.delta_upper(sub, Fraction(eps)) >= exact.b
-    assert float_error.delta_lower(sub.with_bound("lower"), Fraction(eps)) <= exact.a
+    assert sub.delta_bound(Fraction(eps)) >= exact.b
+    assert sub.with_bound("lower").delta_bound(Fraction(eps)) <= exact.a

@@ -21,18 +21,19 @@ import datetime
 import tomllib
 from pathlib import Path
 
-from .. import json_input
 from ..config import SCHEMES, Config
 from ..errors import InvalidParameter
-from ..mechanisms import DiscretePair, Gaussian, Laplace, RandomizedResponse
-from ..mechanisms.finite import read_limited
+from ..mechanisms.finite import PAIR_FORMAT
+from ..mechanisms.registry import MECHANISMS, PARAMETERS, owners
 from ..validation import abbreviated, check_number_text
+from . import json_input
+from .files import MAX_BYTES, read_limited
 
-#: mechanism -> (constructor, the one parameter key it takes)
-MECHANISMS = {"gaussian": (Gaussian, "sigma"), "laplace": (Laplace, "scale"),
-              "randomized-response": (RandomizedResponse, "eps0"), "discrete": (DiscretePair.from_argument, "pair")}
-KEYS = ("mechanism", "sigma", "scale", "eps0", "pair", "scheme", "steps", "k", "epochs", "rate")
-NUMERIC_KEYS = ("sigma", "scale", "eps0", "steps", "k", "epochs", "rate")
+#: the configuration keys: the mechanism, its parameter (mechanisms.registry), the scheme and its sizes
+KEYS = ("mechanism", *PARAMETERS, "scheme", "steps", "k", "epochs", "rate")
+#: parameters given as an object, inline JSON or a JSON file path (the others are numbers)
+JSON_KEYS = tuple(dict.fromkeys(cls.parameter for cls in MECHANISMS.values() if cls.parameter_kind == "json"))
+NUMERIC_KEYS = tuple(k for k in KEYS if k not in ("mechanism", "scheme") + JSON_KEYS)
 #: query and output settings: command-line flags only (a hint when one turns up in a file)
 QUERY_KEYS = ("epsilon", "delta", "alpha", "direction", "method", "digits", "loss_step", "loss-step", "grid_step",
               "grid-step", "tail", "samples", "seed", "confidence", "alpha_max", "alpha-max", "search_tol",
@@ -95,10 +96,10 @@ def flag_values(data: dict) -> dict:
                 choices = MECHANISMS if key == "mechanism" else SCHEMES
                 raise InvalidParameter(key, _shown(value), "must be a string, one of " + "|".join(choices))
             out[key] = value
-        elif key == "pair":
+        elif key in JSON_KEYS:
             if not isinstance(value, (str, dict)):
-                raise InvalidParameter("pair", _shown(value), '{p = [...], q = [...]}, an inline JSON object '
-                                                              'string or the path of a JSON file')
+                raise InvalidParameter(key, _shown(value), '{p = [...], q = [...]}, an inline JSON object '
+                                                           'string or the path of a JSON file')
             out[key] = value
         else:
             out[key] = _number_text(key, value)
@@ -120,10 +121,12 @@ def config_from_values(values: dict) -> Config:
                                + ", or mechanism = ... in --config FILE")
     if not isinstance(name, str) or name not in MECHANISMS:
         raise InvalidParameter("mechanism", abbreviated(name), "must be one of " + "|".join(MECHANISMS))
-    make, param = MECHANISMS[name]
-    for other in {p for _, p in MECHANISMS.values()} - {param}:
-        if other in given:
-            raise InvalidParameter(other, abbreviated(given[other]), f"applies only to mechanism {_owner(other)}")
+    cls = MECHANISMS[name]
+    param = cls.parameter
+    for other in PARAMETERS:
+        if other != param and other in given:
+            raise InvalidParameter(other, abbreviated(given[other]), "applies only to mechanism "
+                                   + "|".join(owners(other)))
     if param not in given:
         raise InvalidParameter(param, "(missing)", f"must be given for mechanism {name}: --{param}, or {param} = ... in "
                                                    "--config FILE")
@@ -135,13 +138,13 @@ def config_from_values(values: dict) -> Config:
     for key in NUMERIC_KEYS:
         if key in given:
             check_number_text(key, given[key])
-    mechanism = make(given[param])
+    value = given[param]
+    if cls.parameter_kind == "json":
+        mechanism = cls.from_parameter(*json_parameter(param, value))
+    else:
+        mechanism = cls.from_parameter(value)
     return Config(mechanism, scheme=scheme, steps=given["steps"], k=given.get("k", "1"),
                   epochs=given.get("epochs", "1"), rate=given.get("rate"))
-
-
-def _owner(param: str) -> str:
-    return next(name for name, (_, p) in MECHANISMS.items() if p == param)
 
 
 def _shown(value) -> str:
@@ -165,3 +168,22 @@ def _number_text(name: str, value) -> str:
         check_number_text(name, value)
         return value
     return repr(value) if isinstance(value, float) else str(value)
+
+
+def json_parameter(name: str, value) -> tuple:
+    """(object, how errors show it) of a JSON-kind parameter (the discrete pair's `--pair`): a mapping as it is, an
+    inline JSON object (text starting with `{` after whitespace, at most MAX_BYTES bytes, parsed by `json` only),
+    or the path of a JSON file holding one (a regular file of at most MAX_BYTES)."""
+    if isinstance(value, dict):
+        return value, abbreviated(value)
+    if not isinstance(value, str):
+        raise InvalidParameter(name, abbreviated(value), PAIR_FORMAT + " or the path of such a JSON file")
+    if value.lstrip().startswith("[") and not Path(value).exists():
+        raise InvalidParameter(name, abbreviated(value), PAIR_FORMAT)  # a JSON array, not a file name
+    if not value.lstrip().startswith("{"):
+        return json_input.loads(read_limited(value, name), name, value, PAIR_FORMAT, exact=True), value
+    size = len(value.encode("utf-8", "surrogatepass"))
+    if size > MAX_BYTES:
+        raise InvalidParameter(name, abbreviated(value), f"inline JSON is {size} bytes; at most {MAX_BYTES}")
+    shown = abbreviated(value)
+    return json_input.loads(value, name, shown, PAIR_FORMAT, exact=True), shown

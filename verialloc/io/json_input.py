@@ -11,7 +11,7 @@ import codecs
 import json
 import math
 
-from .errors import InvalidParameter
+from ..errors import InvalidParameter
 
 
 class _Refused(Exception):

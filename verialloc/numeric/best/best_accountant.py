@@ -11,18 +11,18 @@ from __future__ import annotations
 
 import mpmath as mp
 
-from ..config import Config
-from ..errors import UnsupportedRequest
-from ..result import Bracket, max_bracket
-from ..validation import as_float, direction as check_direction, nonnegative
-from .analytic import analytic_accountant as analytic
-from .pld import pld_accountant as pld
-from .rdp import rdp_accountant as rdp_method
+from ...config import Config
+from ...errors import UnsupportedRequest
+from ...result import Bracket, max_bracket
+from ...validation import as_float, direction as check_direction, nonnegative
+from ..analytic.method import METHOD as ANALYTIC
+from ..pld.method import METHOD as PLD
+from ..rdp.method import METHOD as RDP
 
 METHOD = "best"
-#: the combined methods in the order they run; pld alone takes the accuracy options (settings); pld and analytic
-#: report progress
-ORDER = (pld, rdp_method, analytic)
+#: the combined methods (verialloc.method.Method objects) in the order they run; pld alone takes the accuracy
+#: options (settings)
+ORDER = (PLD, RDP, ANALYTIC)
 #: default relative bracket width at which best stops asking further methods
 TARGET_GAP = 1e-2
 
@@ -43,7 +43,7 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, pr
 
 
 def rdp(config: Config, alpha, digits: int = 30) -> Bracket:
-    return rdp_method.rdp(config, alpha, digits)
+    return RDP.rdp(config, alpha, digits)
 
 
 def _best(query: str, config: Config, value, direction: str, digits: int, options: dict, progress,
@@ -52,18 +52,17 @@ def _best(query: str, config: Config, value, direction: str, digits: int, option
     gap = as_float("target_gap", target_gap, nonnegative)
     directions = ("remove", "add") if d == "both" else (d,)
     per_method = {}
-    for module in ORDER:
+    for method in ORDER:
         if per_method and _within(query, directions, per_method, gap):
             reason = f"not run: the bracket is already within target_gap = {gap:g}"
-            per_method[module.METHOD] = {d_: reason for d_ in directions}
+            per_method[method.name] = {d_: reason for d_ in directions}
             continue
-        kwargs = dict(options) if module is pld else {}
+        kwargs = dict(options) if method is PLD else {}
         if progress is not None:
-            tick = _prefixed(progress, f"best {module.METHOD}")
+            tick = _prefixed(progress, f"best {method.name}")
             tick("start")
-            if module in (pld, analytic):
-                kwargs["progress"] = tick
-        per_method[module.METHOD] = _answers(module, query, config, value, directions, digits, kwargs)
+            kwargs["progress"] = tick
+        per_method[method.name] = _answers(method, query, config, value, directions, digits, kwargs)
     combined = [_combine(query, d_, {name: answers[d_] for name, answers in per_method.items()})
                 for d_ in directions]
     return combined[0] if d != "both" else max_bracket(*combined)
@@ -85,10 +84,10 @@ def _prefixed(progress, prefix: str):
     return lambda stage: progress(f"{prefix}: {stage}")
 
 
-def _answers(module, query: str, config: Config, value, directions: tuple, digits: int, kwargs: dict) -> dict:
+def _answers(method, query: str, config: Config, value, directions: tuple, digits: int, kwargs: dict) -> dict:
     """{direction: Bracket or the reason it is unsupported}; a "both" query is asked once when the method serves
     it (pld builds both directions from one set of PLDs). `kwargs`: the method's own keywords."""
-    ask = getattr(module, query)
+    ask = getattr(method, query)
     if len(directions) == 2:
         try:
             both = ask(config, value, "both", digits, **kwargs)

@@ -1,0 +1,26 @@
+"""The method "exact" (verialloc.method.Method): arbitrary precision, no options, no float64 range; its queries run in
+exact.accountant, its cost in exact.cost."""
+from __future__ import annotations
+
+from ..method import Method
+from . import accountant, cost
+
+
+class ExactMethod(Method):
+    name = "exact"
+    orders = "integer >= 2"
+    accountant = accountant
+    float_range = None
+    cheaper = {"rdp": "; or use --method rdp (float64, orders <= 10000)",
+               "delta": "; or use --method pld (float64 bounds) or a larger --budget",
+               "epsilon": "; or use --method pld (float64 bounds) or a larger --budget"}
+
+    def estimate(self, query, config, value, options, digits, direction):
+        return cost.estimate(query, config, value, digits, direction)
+
+    def fewer_digits(self, query, config, value, budget, digits, direction) -> tuple:
+        """(parameter, value, advice) when the working digits drive the cost: the most digits that fit."""
+        return cost.fewer_digits(query, config, value, budget, digits, direction)
+
+
+METHOD = ExactMethod()

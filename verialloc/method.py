@@ -1,0 +1,115 @@
+"""What an accounting method is: one object per method, registered once (verialloc.registry), that every interface
+reads — the API, the command line, certify, the cost model, the fuzzer, the audit.
+
+A method declares its name, its option keywords (those `api.delta/epsilon` accept besides the query's own) and how
+they become its frozen options, its command-line flags (`Flag`: each sets one keyword from its text), whether it
+reports progress, the float64 range it represents (`FloatRange`, None for arbitrary precision), its cost estimate,
+the cheap settings a smoke test or fuzz case uses, and its queries. Each lives beside its engine
+(`exact/method.py`, `numeric/<route>/method.py`).
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from fractions import Fraction
+
+from .budget import Estimate
+from .config import Config
+from .errors import InvalidParameter
+from .result import Bracket
+from .validation import abbreviated
+
+#: the query kinds
+QUERIES = ("delta", "epsilon", "rdp")
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A command-line flag of a method: `--<name>` sets the option keyword `keyword` from its text."""
+
+    name: str
+    keyword: str
+    help: str
+
+
+@dataclass(frozen=True)
+class FloatRange:
+    """What a float64 method represents: |ε| ≤ epsilon for δ queries (None: any ε, the method bounds the rest
+    soundly), δ ≥ delta_min for ε queries, step and epoch counts ≤ count_max (exact integers in float64); the
+    mechanism's own parameter ranges come from `Mechanism.float_limits`."""
+
+    epsilon: float | None = 700
+    delta_min: Fraction = Fraction(1, 10 ** 300)
+    count_max: int = 2 ** 53
+
+
+class Method(ABC):
+    """One accounting method. Subclasses set the class attributes and implement `estimate`; the queries run in the
+    method's accountant module (`accountant`: delta/epsilon/rdp(config, value, direction, digits, **options))."""
+
+    name: str
+    accountant: object
+    #: option keywords of delta/epsilon (besides direction, digits, budget), and of rdp
+    keywords: tuple[str, ...] = ()
+    #: command-line flags, each setting one keyword (a keyword may be set by several flags of the CLI: none here)
+    flags: tuple[Flag, ...] = ()
+    #: whether delta/epsilon take `progress=callable(stage)`
+    takes_progress: bool = False
+    #: None: arbitrary precision; else the float64 range refused outside (verialloc.cost.parameter_range)
+    float_range: FloatRange | None = FloatRange()
+    #: advice appended to a budget refusal, by query (cheaper methods for it)
+    cheaper: dict = {}
+    #: the Rényi orders `rdp` answers, in words (None: no rdp queries)
+    orders: str | None = None
+    #: whether its brackets are bounds (False: statistical estimates, which certify and the bridges never use)
+    gives_bounds: bool = True
+    #: the methods it runs in turn, each with how much longer it runs there than at its quick settings (best)
+    combines: dict = {}
+
+    def check_options(self, options: dict) -> None:
+        """InvalidParameter naming a keyword the method does not take (listing the ones it does), and one whose
+        value has the wrong type where the method would fail on it with a TypeError; the method checks ranges."""
+        for key, value in options.items():
+            if key not in self.keywords:
+                takes = f"its options are {', '.join(self.keywords)}" if self.keywords else "it takes no options"
+                raise InvalidParameter(str(key), abbreviated(value), f"not an option of method {self.name}: {takes} "
+                                       "(besides the query's direction, method, digits, budget)")
+        self._check_types(options)
+
+    def _check_types(self, options: dict) -> None:
+        """Type checks of option values (overridden where a wrong type would surface as a TypeError)."""
+
+    def options_from_flags(self, given: dict) -> dict:
+        """API keywords from the texts of the method's flags ({keyword: text}); errors name the flag as typed."""
+        return dict(given)
+
+    def quick_flags(self, config: Config) -> dict:
+        """{flag name: text} of cheap settings (a fuzz case, a smoke test): the method's defaults unless costly."""
+        return {}
+
+    @abstractmethod
+    def estimate(self, query: str, config: Config, value, options: dict, digits: int, direction: str) -> Estimate:
+        """Estimated cost of `query` at `value` with the API keywords `options` (verialloc.cost checks it)."""
+
+    def fewer_digits(self, query: str, config: Config, value, budget, digits: int, direction: str) -> tuple:
+        """(parameter, value, advice) when the working digits drive the cost (arbitrary-precision methods)."""
+        return "digits", digits, "ask for fewer digits or a larger --budget"
+
+    def refusal_hint(self, query: str, config: Config, value, options: dict, digits: int, fits) -> str:
+        """Extra advice when even the smallest size of the driving parameter does not fit (`fits(options)`)."""
+        return ""
+
+    def delta(self, config: Config, epsilon, direction: str, digits: int, progress=None, **options) -> Bracket:
+        """Bracket [lower, upper] for δ(ε) (its accountant module's `delta`)."""
+        return self.accountant.delta(config, epsilon, direction, digits, **self._with_progress(options, progress))
+
+    def epsilon(self, config: Config, delta, direction: str, digits: int, progress=None, **options) -> Bracket:
+        """Bracket [lower, upper] for ε(δ) = inf{ε : δ(ε) ≤ delta}."""
+        return self.accountant.epsilon(config, delta, direction, digits, **self._with_progress(options, progress))
+
+    def rdp(self, config: Config, alpha, digits: int) -> Bracket:
+        """Rényi DP of the remove direction at order alpha."""
+        return self.accountant.rdp(config, alpha, digits)
+
+    def _with_progress(self, options: dict, progress) -> dict:
+        return {**options, "progress": progress} if self.takes_progress and progress is not None else options
