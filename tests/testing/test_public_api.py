@@ -45,7 +45,7 @@ def test_the_docstring_example_runs():
     assert runner.summarize(verbose=False) == (0, 4)
 
 
-@pytest.mark.parametrize("name", ["_as_mpf", "_describe", "_check", "GRID", "pld_realizations", "exp_laws",
+@pytest.mark.parametrize("name", ["_as_mpf", "describe", "_check", "GRID", "pld_realizations", "exp_laws",
                                   "assert_same_pld", "domination_slack", "no_such_name"])
 def test_private_and_internal_names_stay_in_their_submodules(name):
     with pytest.raises(AttributeError, match=f"has no attribute '{name}'"):

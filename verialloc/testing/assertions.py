@@ -62,7 +62,7 @@ def reference(config: Config, *, epsilon=None, delta=None, direction: str = "rem
         return method
     if method not in ("auto", "exact", "pld"):
         raise InvalidParameter("method", method, "must be auto, exact, pld or a precomputed Bracket")
-    quantity, value = _quantity(epsilon, delta)
+    quantity, value = quantity_of(epsilon, delta)
     ask = api.delta if quantity == "delta" else api.epsilon
     d = check_direction(direction)
     if method in ("auto", "exact"):
@@ -101,14 +101,14 @@ class QueryArguments(InvalidParameter, TypeError):
     a call's missing or conflicting arguments (what was raised before)."""
 
 
-def _quantity(epsilon, delta) -> tuple[str, object]:
+def quantity_of(epsilon, delta) -> tuple[str, object]:
     if (epsilon is None) == (delta is None):
         raise QueryArguments("epsilon", f"{epsilon}, delta={delta}",
                              "pass exactly one of epsilon= (fn returns delta) or delta= (fn returns epsilon)")
     return ("delta", epsilon) if epsilon is not None else ("epsilon", delta)
 
 
-def _accountant(fn):
+def accountant_of(fn):
     """fn itself, or InvalidParameter when it cannot be called (checked before anything else runs)."""
     if not callable(fn):
         raise InvalidParameter("fn", abbreviated(fn), "must be a callable accountant fn(config, epsilon=... | "
@@ -117,16 +117,16 @@ def _accountant(fn):
 
 
 def _check(claim: str, fn, config, epsilon, delta, direction, rtol, atol, digits, method, pld_settings, kwargs):
-    quantity, value = _quantity(epsilon, delta)
+    quantity, value = quantity_of(epsilon, delta)
     given = "epsilon" if quantity == "delta" else "delta"
     if not isinstance(config, Config):
         raise InvalidParameter("config", abbreviated(config), "must be a verialloc.Config")
-    raw = _accountant(fn)(config, **{given: value}, direction=direction, **kwargs)
-    claimed, problem = _claim_of(raw, quantity)
+    raw = accountant_of(fn)(config, **{given: value}, direction=direction, **kwargs)
+    claimed, problem = claim_of(raw, quantity)
     if problem is not None:
         raise AssertionError(f"invalid {claim} bound: {_name(fn)} {problem} for {quantity}({given}={value}) "
-                             f"[direction={direction}] for {_describe(config)}"
-                             f"{': NaN or not a number' * (claimed is None)}; it {_expected_return(quantity)}")
+                             f"[direction={direction}] for {describe(config)}"
+                             f"{': NaN or not a number' * (claimed is None)}; it {expected_return(quantity)}")
     ref = reference(config, epsilon=epsilon, delta=delta, direction=direction, digits=digits, method=method,
                     pld_settings=pld_settings)
     end = ref.lower if claim == "upper" else ref.upper
@@ -143,13 +143,13 @@ def _check(claim: str, fn, config, epsilon, delta, direction, rtol, atol, digits
     gap = f"; the claim is {relation} it by {mp.nstr(abs(claimed - end), 6)}"
     raise AssertionError(
         f"unsound {claim} bound: {name} claimed {quantity}({given}={value}) = {shown} as {'an' if claim == 'upper' else 'a'} {claim} bound "
-        f"[direction={direction}] for {_describe(config)}, but verialloc's reference "
+        f"[direction={direction}] for {describe(config)}, but verialloc's reference "
         f"(method '{ref.method}', error_kind '{ref.error_kind}') is {quantity} ∈ [{mp.nstr(ref.lower, 12)}, "
         f"{mp.nstr(ref.upper, 12)}] (certified {side} {mp.nstr(end, 12)}){gap}"
     )
 
 
-def _claim_of(raw, quantity: str):
+def claim_of(raw, quantity: str):
     """(the value `fn` returned as an mpf, None) for a claim; (the mpf or None for no number, what it returned)
     otherwise.
 
@@ -184,7 +184,7 @@ def _claim_of(raw, quantity: str):
     return value, None
 
 
-def _expected_return(quantity: str) -> str:
+def expected_return(quantity: str) -> str:
     """What an accountant must return for `quantity`."""
     return ("must return a float: delta(epsilon) in [0, 1]" if quantity == "delta" else
             "must return a float: epsilon(delta), a real number or +-inf")
@@ -194,7 +194,7 @@ def _name(fn) -> str:
     return getattr(fn, "__qualname__", None) or repr(fn)
 
 
-def _describe(config: Config) -> str:
+def describe(config: Config) -> str:
     items = config.as_dict()
     params = ", ".join(f"{k}={v}" for k, v in items.pop("params").items())
     rest = ", ".join(f"{k}={v}" for k, v in items.items() if k != "mechanism")

@@ -85,11 +85,11 @@ def check_accountant(fn, config, *, epsilon=None, delta=None, claim: str = "uppe
                                              tolerance, rtol, pld_settings, references, budget)
     given = "epsilon" if quantity == "delta" else "delta"
     raw = fn(config, **{given: value}, direction=direction, **kwargs)
-    claimed, returned = assertions._claim_of(raw, quantity)
+    claimed, returned = assertions.claim_of(raw, quantity)
     if returned is not None:
         raise AssertionError(f"verialloc BAD RETURN: {_name(fn)} {returned} for {quantity}({given}={value}) "
-                             f"[direction={direction}] for {assertions._describe(config)}; it "
-                             f"{assertions._expected_return(quantity)}")
+                             f"[direction={direction}] for {assertions.describe(config)}; it "
+                             f"{assertions.expected_return(quantity)}")
     key = (config, quantity, exact, direction, method, pld_settings)  # exact: a 0-d array or "1e-5" is hashable
     cache = {} if references is None else references
     if key not in cache:
@@ -98,7 +98,7 @@ def check_accountant(fn, config, *, epsilon=None, delta=None, claim: str = "uppe
     ref = cache[key]
     kind = "an estimate" if claim == "estimate" else f"a{'n' * (claim == 'upper')} {claim} bound"
     query = (f"{_name(fn)} claimed {quantity}({given}={value}) = {abbreviated(raw, 80)} as {kind} [direction={direction}] "
-             f"for {assertions._describe(config)}")
+             f"for {assertions.describe(config)}")
     if claim == "estimate":
         _judge_estimate(claimed, ref, tolerance or 0, rtol, query)
         return ref
@@ -138,11 +138,11 @@ def _inputs(fn, config, epsilon, delta, claim, direction, method, max_loose, tol
     from ..errors import InvalidParameter
     from ..numeric.pld.pld_accountant import Settings
     from ..validation import abbreviated, direction as check_direction, open_unit, real
-    from .assertions import _accountant, _quantity
+    from .assertions import accountant_of, quantity_of
 
-    _accountant(fn)
+    accountant_of(fn)
     config = _config(config)
-    quantity, value = _quantity(epsilon, delta)
+    quantity, value = quantity_of(epsilon, delta)
     exact = real("epsilon", epsilon) if quantity == "delta" else open_unit("delta", delta)
     check_direction(direction)
     for name, x, valid in (("claim", claim, CLAIMS), ("method", method, METHODS)):

@@ -134,7 +134,7 @@ def test_trivial_bound_and_geometric_overlap_beyond_the_exact_layer():
     #16: this test asserted that both bounds from one PLD table are non-increasing in ε, which holds for every
     PLD, so it could not fail; the order of bounds across ε now follows from containment of an independent one.
     Mutations checked to be killed (scratch copy): `plds` reading the allocation PLD of the other direction
-    (`source[swap[d], b]`; the old test passed it); `readout._pld` reading S one grid point too high (the remove
+    (`source[swap[d], b]`; the old test passed it); `readout.read_pld` reading S one grid point too high (the remove
     lower end passes the geometric upper end at ε = −1, by a small margin)."""
     config = Config(Gaussian("0.7"), steps=50)
     epsilons = (-1.0, -0.2, 0.0, 0.3, 1.0, 2.0)

@@ -128,7 +128,7 @@ def test_allocation_grid_refinement_never_raises_upper(mech, steps):
     end beyond the budget; the bracket does not widen beyond it either (the lower end is not nested, see below,
     but the contraction's own gap shrinks ~4× per halving).
 
-    Mutations checked to be killed (scratch copy): `readout._pld` dividing the grid offset by t as well
+    Mutations checked to be killed (scratch copy): `readout.read_pld` dividing the grid offset by t as well
     (`ratio = (o + idx·h)/t` for o + idx·h/t; every h moves alike, so the old upper-only comparison passed
     it); `exp_grid.spread` splitting a cell with its moment about the upper end (`m − g[1:]·q`; the old test
     failed too)."""

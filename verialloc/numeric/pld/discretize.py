@@ -23,7 +23,7 @@ import numpy as np
 
 from ...errors import InvalidParameter
 from ...validation import direction as check_direction
-from .grid import _grid_size_check, check_bound, check_step, check_tail, trim
+from .grid import grid_size_check, check_bound, check_step, check_tail, trim
 from ...mechanisms.loss_law import LossLaw
 from .pld import PLD
 
@@ -99,7 +99,7 @@ def discretize(law: LossLaw, direction: str, step, tail, bound: str) -> PLD:
     step, tail, bound = check_step(step), check_tail(tail), check_bound(bound)
     lo, hi = var.range(tail)
     k_lo, k_hi = int(np.floor(lo / step)), int(np.ceil(hi / step))
-    _grid_size_check(k_lo, k_hi, step)
+    grid_size_check(k_lo, k_hi, step)
     grid = np.arange(k_lo, k_hi + 1, dtype=np.float64) * step
     if bound == "upper":
         below, above = np.asarray(var.le(grid), float), np.asarray(var.gt(grid), float)
@@ -145,7 +145,7 @@ def discretize_pair(law: LossLaw, direction: str, step, tail, bound: str) -> PLD
     k_top = int(np.floor(MAX_PAIR_LOSS / step))  # e^{±g} stays finite; beyond: the tails' rules apply
     k_hi = min(int(np.ceil(hi / step)), k_top)
     k_lo = min(max(int(np.floor(lo / step)), -k_top), k_hi)
-    _grid_size_check(k_lo, k_hi, step)
+    grid_size_check(k_lo, k_hi, step)
     ks = np.arange(k_lo, k_hi + 1, dtype=np.float64)
     return trim(_spread(var, ks * step) if bound == "upper" else _contract(var, ks, step))
 

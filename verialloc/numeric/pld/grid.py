@@ -61,7 +61,7 @@ def grid_index(losses: np.ndarray, step: float, rounding: str) -> np.ndarray:
     return k.astype(np.int64)
 
 
-def _grid_size_check(k_lo: int, k_hi: int, step: float) -> None:
+def grid_size_check(k_lo: int, k_hi: int, step: float) -> None:
     if k_hi - k_lo + 1 > MAX_GRID:
         raise UnsupportedRequest("step", step,
                                  f"the grid would have {k_hi - k_lo + 1} points; at most {MAX_GRID} are supported")
@@ -85,7 +85,7 @@ def onto_grid(losses: np.ndarray, masses: np.ndarray, step: float, bound: str) -
     """Losses (any order, ties allowed, at least one) rounded onto {k·step} — up for "upper", down for "lower" —
     and their masses merged per grid point: (increasing grid losses, masses)."""
     k = grid_index(losses, step, "up" if bound == "upper" else "down")
-    _grid_size_check(int(k.min()), int(k.max()), step)
+    grid_size_check(int(k.min()), int(k.max()), step)
     uniq, index, counts = np.unique(k, return_inverse=True, return_counts=True)
     merged = np.bincount(index, weights=masses, minlength=uniq.size)
     # bincount sums each bin sequentially: each bin within γ = (its count − 1)·u of its exact sum (Higham 2002,

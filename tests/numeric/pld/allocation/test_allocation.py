@@ -309,7 +309,7 @@ def test_bounds_contain_references_on_a_dense_epsilon_grid_I1():
 
     #16: this test asserted that the δ of one fixed PLD is non-increasing in ε and at most 1, which holds for
     every PLD (and `delta_bound` clips to [0, 1]), so it could not fail.
-    Mutations checked to be killed (scratch copy): `readout._pld` reading S one grid point too high
+    Mutations checked to be killed (scratch copy): `readout.read_pld` reading S one grid point too high
     (`idx = arange(lo + 1, hi + 2)`: the Gaussian remove lower end exceeds the geometric upper end by 1.6e-4);
     its relative float error absorbed inward in the upper PLDs (`scale = 1 − 2·rel`: the randomized-response
     upper end drops below the exact profile)."""
@@ -366,7 +366,7 @@ def test_convolution_error_bounds_hold(sizes, monkeypatch):
     exact = np.convolve(a.astype(np.longdouble), (a if b is None else b).astype(np.longdouble))
     for split_work in (convolution.SPLIT_WORK, 0):
         monkeypatch.setattr(convolution, "SPLIT_WORK", split_work)
-        c, rel, err = convolution._convolve(a, b)
+        c, rel, err = convolution.convolve(a, b)
         excess = np.maximum(np.abs(c - exact) - rel * exact, 0)
         assert float(excess.sum()) <= err
         assert err <= 1e-9 * float(exact.sum())
@@ -430,7 +430,7 @@ def heavy_tail(n, centre):
 @pytest.mark.parametrize("case", ["heavy", "square", "top bin", "lattice"])
 @pytest.mark.parametrize("block,direct_pairs", [(512, 0), (512, 48), (4096, 48)])
 def test_tail_convolution_is_directed_and_keeps_tail_sums(case, block, direct_pairs, monkeypatch):
-    """_convolve_tail against an extended-precision direct convolution: the upper array dominates and the lower
+    """convolve_tail against an extended-precision direct convolution: the upper array dominates and the lower
     one is dominated entry by entry (up to the returned rounding factor), also with tilted transforms alone
     (DIRECT_PAIRS = 0); with the direct fallback both keep every tail sum (upper and lower tails) to within
     10ρ plus the floor. A small BLOCK puts the heavy tail across many blocks (pruning, tilts, direct fallback)."""
@@ -446,8 +446,8 @@ def test_tail_convolution_is_directed_and_keeps_tail_sums(case, block, direct_pa
         x, y = np.where(np.arange(n) % 7 == 3, x, 0.0), np.where(np.arange(n - 1000) % 7 == 5, y, 0.0)
     other = x if y is None else y
     exact = np.convolve(x.astype(np.longdouble), other.astype(np.longdouble))
-    upper, rel_u = tail_accurate._convolve_tail(x, y, tail_accurate._Tail(True, rho, floor), exact.size)
-    lower, rel_l = tail_accurate._convolve_tail(x, y, tail_accurate._Tail(False, rho, floor), exact.size)
+    upper, rel_u = tail_accurate.convolve_tail(x, y, tail_accurate.Tail(True, rho, floor), exact.size)
+    lower, rel_l = tail_accurate.convolve_tail(x, y, tail_accurate.Tail(False, rho, floor), exact.size)
     assert np.all(exact <= upper * (1 + rel_u)) and np.all(lower <= exact * (1 + rel_l))
     if direct_pairs:
         for tails in (lambda a: np.cumsum(a[::-1])[::-1], np.cumsum):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from verialloc.numeric.pld.allocation.exp_grid import GridLaw
-from verialloc.numeric.pld.allocation.readout import _pld
+from verialloc.numeric.pld.allocation.readout import read_pld
 from verialloc.numeric.pld.allocation.squaring import _Node
 
 REL = 0.05
@@ -42,7 +42,7 @@ def _computed(node: _Node, offset: float, direction: str) -> list[Fraction]:
 @pytest.mark.parametrize("offset", [0.5, 1.0])
 def test_upper_covers_the_worst_case_the_relative_budget_allows(direction, offset):
     """Would catch: masses × (1 + rel) (short of 1/(1 − rel)), no absorption at all, absorption on one direction."""
-    pld = _pld(_node(), _law(offset), T, direction, "upper", relative=False)
+    pld = read_pld(_node(), _law(offset), T, direction, "upper", relative=False)
     computed = _computed(_node(), offset, direction)
     worst = [m / (1 - Fraction(REL)) for m in computed]
     got = [Fraction(float(v)) for v in pld.masses]
@@ -56,7 +56,7 @@ def test_upper_covers_the_worst_case_the_relative_budget_allows(direction, offse
 @pytest.mark.parametrize("offset", [0.5, 1.0])
 def test_lower_stays_under_the_best_case_the_relative_budget_allows(direction, offset):
     """Would catch: masses × (1 − rel) (above 1/(1 + rel)), or the upper scale used for the lower PLD."""
-    pld = _pld(_node(), _law(offset), T, direction, "lower", relative=False)
+    pld = read_pld(_node(), _law(offset), T, direction, "lower", relative=False)
     computed = _computed(_node(), offset, direction)
     best = [m / (1 + Fraction(REL)) for m in computed]
     got = [Fraction(float(v)) for v in pld.masses]

@@ -28,10 +28,10 @@ That budget (~1e-11 … 1e-10 at t = 1000) makes upper ε infinite for δ below 
 Tail-accurate mode (`delta_floor`): every node array is a directed bound of the exact one — entrywise above it
 for the upper pair, below it for the lower pair (δ is linear with non-negative weights in the Q-law of S, so
 this is sound without any absolute term). The single-step masses are moved by their per-entry evaluation
-estimate (`tail_accurate._envelope`); each convolution adds (upper) or subtracts (lower) a per-entry error bound
-that keeps relative accuracy in both tails (`tail_accurate._convolve_tail`: exact scalings for top bins, lattice
+estimate (`tail_accurate.envelope`); each convolution adds (upper) or subtracts (lower) a per-entry error bound
+that keeps relative accuracy in both tails (`tail_accurate.convolve_tail`: exact scalings for top bins, lattice
 compression, direct products, or block pairs with tilted FFTs); one δ evaluation's rounding is absorbed into the
-masses (`readout._pld`).
+masses (`readout.read_pld`).
 Relative errors compound to about 2tρ (ρ per convolution); tails below `floor` (≈ ρ·delta_floor/(2t·window/t))
 are left unresolved, still within the directed bounds. No absolute float term remains above the floor.
 
@@ -53,9 +53,9 @@ from ....validation import direction as check_direction
 from ....validation import integer
 from ....mechanisms.loss_law import LossLaw
 from .exp_grid import contract, spread
-from .readout import _pld
-from .squaring import _plan, _power
-from .tail_accurate import REL_MAX, REL_MIN, REL_TARGET, TAIL_SHARE, _Tail, _envelope
+from .readout import read_pld
+from .squaring import power, window_plan
+from .tail_accurate import REL_MAX, REL_MIN, REL_TARGET, TAIL_SHARE, Tail, envelope
 
 #: smallest grid offset used (below: 0, which is always ≤ min X); far above the subnormal range
 _OFFSET_MIN = 1e-290
@@ -165,20 +165,20 @@ def allocation(law: LossLaw, steps, *, epsilon_max: float = 0.0, grid_step: floa
     up_law = spread(law, h, plan.single_top, offset)
     low_law = contract(law, h, plan.single_top, offset)
     if delta_floor is None:
-        up, low = _power(up_law, plan, None), _power(low_law, plan, None)
+        up, low = power(up_law, plan, None), power(low_law, plan, None)
     else:
-        up_law, low_law = _envelope(law, up_law), _envelope(law, low_law)
+        up_law, low_law = envelope(law, up_law), envelope(law, low_law)
         rho = min(REL_MAX, max(REL_MIN, REL_TARGET / t))
         floor = rho * delta_floor / (2 * t * max(1.0, offset + plan.window_index * h / t))
-        modes = _Tail(True, rho, floor), _Tail(False, rho, floor)
-        up, low = _power(up_law, plan, modes[0]), _power(low_law, plan, modes[1])
+        modes = Tail(True, rho, floor), Tail(False, rho, floor)
+        up, low = power(up_law, plan, modes[0]), power(low_law, plan, modes[1])
         if any(mode.unresolved for mode in modes):
             warnings.append(f"tail-accurate mode: {sum(mode.unresolved for mode in modes)} output blocks kept tail "
                             f"sums less accurate than 10*rho={10 * rho:.0e} (still valid bounds; the bracket shows it)")
     plds, float_errors = {}, {}
     for d in ("remove", "add"):
         for b, node, grid_law in (("upper", up, up_law), ("lower", low, low_law)):
-            pld = _pld(node, grid_law, t, d, b, delta_floor is not None)
+            pld = read_pld(node, grid_law, t, d, b, delta_floor is not None)
             plds[d, b] = pld
             float_errors[d, b] = pld.float_error
     top_weight = (offset + plan.single_top * h) * float(up_law.masses[-1]) + up_law.top_excess
@@ -269,7 +269,7 @@ def _layout(law: LossLaw, t: int, tail: float, epsilon_max: float, grid_step, ma
     window = max(with_tail, t * math.exp(min(abs(epsilon_max), 700.0)) - t * offset + h)
     window_reduced = False
     while True:
-        plan = _plan(t, h, window, mean, second, c)
+        plan = window_plan(t, h, window, mean, second, c)
         longest = max(hi - lo + 1 for lo, hi in plan.windows.values())
         if longest <= max_points:
             break
@@ -304,7 +304,7 @@ def _moments(law: LossLaw, tail: float) -> tuple[float, float]:
     P-masses of ℓ-cells (−inf, a], (a, ·], … (atoms included) weighted by e^{right end}, plus the tail beyond b.
     """
     a, b = law.quantile_range(tail)
-    if b > _PLAN_LOSS:  # e^b beyond float64: that mass goes to the top bin / `_pld`'s high atoms; underestimating
+    if b > _PLAN_LOSS:  # e^b beyond float64: that mass goes to the top bin / `read_pld`'s high atoms; underestimating
         # the moments here only moves the window and the Bernstein cuts, both accounted for soundly
         grid = np.linspace(min(a, _PLAN_LOSS), _PLAN_LOSS, 4001)
         cells = np.diff(np.concatenate([[0.0], np.asarray(law.cdf_p(grid), float)]))

@@ -1,4 +1,4 @@
-"""Default-mode convolutions of the allocation (`_convolve`: direct, split or plain FFT, each with its relative and
+"""Default-mode convolutions of the allocation (`convolve`: direct, split or plain FFT, each with its relative and
 absolute float64 error) and the γ_n error model the other allocation modules share. How the errors reach the
 PLDs: the package docstring ("Float64").
 """
@@ -9,7 +9,7 @@ import math
 import numpy as np
 from scipy import fft
 
-_U = np.finfo(float).eps / 2
+U = np.finfo(float).eps / 2
 #: direct convolution (relative error per entry) when the work is at most this
 DIRECT_WORK = 4_000_000
 #: split convolutions: heads hold all but this fraction of the mass; direct head×head up to SPLIT_WORK products
@@ -19,24 +19,24 @@ SPLIT_WORK = 300_000_000
 FFT_SAFETY = 4.0
 
 
-def _gamma(n: int) -> float:
-    return n * _U / (1 - n * _U)
+def gamma(n: int) -> float:
+    return n * U / (1 - n * U)
 
 
-def _dot(a: np.ndarray, b: np.ndarray) -> float:
+def dot(a: np.ndarray, b: np.ndarray) -> float:
     """Σ a·b of non-negative arrays by pairwise summation: relative error ≤ γ_{⌈log2 n⌉+1}."""
     return float(np.sum(a * b))
 
 
-def _pairwise(n: int) -> float:
-    return _gamma(max(1, math.ceil(math.log2(max(n, 2)))) + 1)
+def pairwise(n: int) -> float:
+    return gamma(max(1, math.ceil(math.log2(max(n, 2)))) + 1)
 
 
 def _fft_rel(n: int) -> float:
     """Relative 2-norm error ρ of one length-n FFT (Higham Thm 24.2 with twiddle error u), times FFT_SAFETY."""
     levels = max(1, math.ceil(math.log2(n)))
-    gamma4 = _gamma(4)
-    eta = _U + gamma4 * (math.sqrt(2) + _U)
+    gamma4 = gamma(4)
+    eta = U + gamma4 * (math.sqrt(2) + U)
     return FFT_SAFETY * levels * eta / (1 - levels * eta)
 
 
@@ -47,7 +47,7 @@ def _fft_bound(n_fft: int, size: int, pairs) -> float:
     product, ‖x̂‖_∞ ≤ ‖x‖₁); ‖·‖₁ ≤ √size ‖·‖₂.
     """
     rho = _fft_rel(n_fft)
-    k = 2 * rho + 2 * rho * rho * math.sqrt(n_fft) + 4 * _gamma(2)
+    k = 2 * rho + 2 * rho * rho * math.sqrt(n_fft) + 4 * gamma(2)
     total = sum(float(x.sum()) * math.sqrt(float(np.dot(y, y))) + math.sqrt(float(np.dot(x, x))) * float(y.sum())
                 for x, y in pairs)
     return math.sqrt(size) * k * total
@@ -61,7 +61,7 @@ def _head(a: np.ndarray) -> tuple[int, int]:
     return (i, j) if i < j else (0, a.size)
 
 
-def _convolve(a: np.ndarray, b: np.ndarray | None) -> tuple[np.ndarray, float, float]:
+def convolve(a: np.ndarray, b: np.ndarray | None) -> tuple[np.ndarray, float, float]:
     """Linear convolution of non-negative arrays (b None: a*a): (c, rel, err) with |ĉ − c| ≤ rel·c + e, ‖e‖₁ ≤ err.
 
     * direct (small): every entry is a sum of ≤ n products of non-negatives, relative error γ_n;
@@ -73,7 +73,7 @@ def _convolve(a: np.ndarray, b: np.ndarray | None) -> tuple[np.ndarray, float, f
     bb = a if b is None else b
     na, nb = a.size, bb.size
     if na * nb <= DIRECT_WORK or min(na, nb) <= 32:
-        return np.convolve(a, bb), _gamma(min(na, nb) + 1), 0.0
+        return np.convolve(a, bb), gamma(min(na, nb) + 1), 0.0
     size = na + nb - 1
     n_fft = fft.next_fast_len(size, real=True)
     (i0, i1), (j0, j1) = _head(a), _head(bb)
@@ -95,4 +95,4 @@ def _convolve(a: np.ndarray, b: np.ndarray | None) -> tuple[np.ndarray, float, f
     np.maximum(c, 0.0, out=c)
     head = np.convolve(a[i0:i1], bb[j0:j1])
     c[i0 + j0:i0 + j0 + head.size] += head
-    return c, _gamma(min(i1 - i0, j1 - j0) + 2), _fft_bound(n_fft, size, pairs)
+    return c, gamma(min(i1 - i0, j1 - j0) + 2), _fft_bound(n_fft, size, pairs)

@@ -166,7 +166,7 @@ def contract(law: LossLaw, h: float, top: int, offset: float = 0.0) -> GridLaw:
     if values.size:
         # atoms beyond float64 in X (ℓ > ln h + HIGH_LOSS, above any top bin) or below its normal range (X is
         # subnormal or 0 but ℓ > −inf: e^ℓ has lost its relative precision, and Q·X underflows in `_merge`): left out
-        # of the law (a sub-pair: dominated in both directions), kept aside for `readout._pld`
+        # of the law (a sub-pair: dominated in both directions), kept aside for `readout.read_pld`
         high, low = values > high_cut, x_at < sys.float_info.min
         high_losses, high_masses = values[high], p_at[high]
         if np.any(low):

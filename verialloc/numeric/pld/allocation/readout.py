@@ -15,7 +15,7 @@ from .squaring import _Node
 _U = np.finfo(float).eps / 2
 
 
-def _pld(node: _Node, law: GridLaw, t: int, direction: str, bound: str, relative: bool) -> PLD:
+def read_pld(node: _Node, law: GridLaw, t: int, direction: str, bound: str, relative: bool) -> PLD:
     """PLD of the discretized allocation pair (F7, F24): remove ln(S/t) under P̄_t, add −ln(S/t) under Q^t.
 
     upper: the top bin is Q-mass at the window top plus P-mass at +inf carrying its excess moment; cut mass is

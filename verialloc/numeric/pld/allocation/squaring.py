@@ -1,6 +1,6 @@
 """The t-fold sum of the allocation by squaring, restricted to windows (F53 Alg. 3 with every squaring done, E14).
 
-`_plan` sets the window of every node (Bernstein cuts below, a top bin above); `_power` runs the squarings with
+`window_plan` sets the window of every node (Bernstein cuts below, a top bin above); `power` runs the squarings with
 `_combine`, in the default mode (`convolution`) or the tail-accurate mode (`tail_accurate`).
 """
 from __future__ import annotations
@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .convolution import _convolve, _dot, _gamma, _pairwise
+from .convolution import convolve, dot, gamma, pairwise
 from .exp_grid import GridLaw
-from .tail_accurate import _Tail, _convolve_tail
+from .tail_accurate import Tail, convolve_tail
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class _Plan:
     window_index: int
 
 
-def _plan(t: int, h: float, window: float, mean: float, second: float, c: float) -> _Plan:
+def window_plan(t: int, h: float, window: float, mean: float, second: float, c: float) -> _Plan:
     """Windows: node of m summands keeps [L(m), H]; H is set top-down so a top bin always lands in a top bin."""
     def cut(m: int) -> int:
         return max(0, int(math.floor((m * mean - c * math.sqrt(m * second)) / h)))
@@ -75,22 +75,22 @@ class _Node:
         return self.lo + self.arr.size - 1
 
     def kept_moment(self, h: float) -> float:
-        return h * _dot(self.arr, np.arange(self.lo, self.hi + 1, dtype=float)) + self.top_excess
+        return h * dot(self.arr, np.arange(self.lo, self.hi + 1, dtype=float)) + self.top_excess
 
 
-def _combine(x: _Node, y: _Node | None, lo: int, hi: int, h: float, tail: _Tail | None) -> _Node:
+def _combine(x: _Node, y: _Node | None, lo: int, hi: int, h: float, tail: Tail | None) -> _Node:
     """Node of X + Y (y None: X + X') on [lo, hi]: exact linear convolution, cut below lo, top bin at hi.
 
-    Requires x.hi + y.lo ≥ hi and y.hi + x.lo ≥ hi (guaranteed by `_plan`), so every product involving a top
+    Requires x.hi + y.lo ≥ hi and y.hi + x.lo ≥ hi (guaranteed by `window_plan`), so every product involving a top
     bin lands in the new top bin; the new top excess adds the input excesses weighted by the other side's mass.
     Every accumulated quantity is a sum of non-negative terms (relative errors compose multiplicatively).
-    In the tail-accurate mode (`tail`) the arrays are directed bounds (`_convolve_tail`), err stays 0.
+    In the tail-accurate mode (`tail`) the arrays are directed bounds (`convolve_tail`), err stays 0.
     """
     yy = x if y is None else y
     if tail is None:
-        c, rel_c, err_c = _convolve(x.arr, None if y is None else y.arr)
+        c, rel_c, err_c = convolve(x.arr, None if y is None else y.arr)
     else:
-        (c, rel_c), err_c = _convolve_tail(x.arr, None if y is None else y.arr, tail, hi - x.lo - yy.lo), 0.0
+        (c, rel_c), err_c = convolve_tail(x.arr, None if y is None else y.arr, tail, hi - x.lo - yy.lo), 0.0
     base = x.lo + yy.lo
     lo = max(lo, base)
     i_lo, i_hi = lo - base, hi - base
@@ -103,18 +103,18 @@ def _combine(x: _Node, y: _Node | None, lo: int, hi: int, h: float, tail: _Tail 
     tx, ty = sx + x.dropped, sy + yy.dropped
     kx, ky = x.kept_moment(h), yy.kept_moment(h)
     mx, my = kx + x.dropped_moment, ky + yy.dropped_moment
-    top_excess = h * _dot(high, idx[i_hi:] - hi) + x.top_excess * sy + yy.top_excess * sx
+    top_excess = h * dot(high, idx[i_hi:] - hi) + x.top_excess * sy + yy.top_excess * sx
     dropped = x.dropped * ty + sx * yy.dropped + float(low.sum())
     dropped_moment = (x.dropped_moment * ty + x.dropped * my + kx * yy.dropped + sx * yy.dropped_moment
-                      + h * _dot(low, idx[:i_lo]))
-    rel = (1 + x.rel) * (1 + yy.rel) * (1 + rel_c) * (1 + _pairwise(c.size)) ** 2 * (1 + _gamma(4)) - 1
+                      + h * dot(low, idx[:i_lo]))
+    rel = (1 + x.rel) * (1 + yy.rel) * (1 + rel_c) * (1 + pairwise(c.size)) ** 2 * (1 + gamma(4)) - 1
     err = x.err * (ty + yy.err) + yy.err * (tx + x.err) + err_c
     err_moment = (x.err_moment * (ty + yy.err) + yy.err_moment * (tx + x.err) + x.err * my + yy.err * mx
                   + err_c * h * float(idx[-1]))
     return _Node(arr, lo, top_excess, dropped, dropped_moment, rel, err, err_moment)
 
 
-def _power(law: GridLaw, plan: _Plan, tail: _Tail | None) -> _Node:
+def power(law: GridLaw, plan: _Plan, tail: Tail | None) -> _Node:
     """t-fold sum by squaring (every squaring is done, E14), windows from the plan."""
     h = law.h
     node = _Node(law.masses.copy(), 0, law.top_excess, law.dropped, law.dropped_moment, 0.0, 0.0, 0.0)

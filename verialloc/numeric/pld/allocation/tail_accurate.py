@@ -1,8 +1,8 @@
 """Tail-accurate mode of the allocation (`delta_floor`): directed convolutions that keep relative accuracy in both
 tails (the package docstring gives the soundness argument).
 
-The single-step masses are moved by their evaluation estimate (`_envelope`); each convolution adds (upper) or
-subtracts (lower) a per-entry error bound (`_convolve_tail`: exact scalings for top bins, lattice compression,
+The single-step masses are moved by their evaluation estimate (`envelope`); each convolution adds (upper) or
+subtracts (lower) a per-entry error bound (`convolve_tail`: exact scalings for top bins, lattice compression,
 direct products, or block pairs with tilted FFTs, `_blocked`).
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from scipy import fft
 
 from ..compose import TINY, fft_error_bound
 from ....mechanisms.loss_law import LossLaw
-from .convolution import _U, _gamma
+from .convolution import U, gamma
 from .exp_grid import GridLaw
 
 #: tail-accurate mode (delta_floor): relative accuracy ρ sought per convolution for tail sums above the floor,
@@ -32,7 +32,7 @@ SUBBLOCK = 64
 
 
 @dataclass
-class _Tail:
+class Tail:
     """Tail-accurate mode: direction of the node arrays, accuracy ρ per convolution, negligible tail mass, and a
     count of the output blocks left unresolved (`_blocked`)."""
 
@@ -42,7 +42,7 @@ class _Tail:
     unresolved: int = 0
 
 
-def _convolve_tail(a: np.ndarray, b: np.ndarray | None, tail: _Tail, limit: int) -> tuple[np.ndarray, float]:
+def convolve_tail(a: np.ndarray, b: np.ndarray | None, tail: Tail, limit: int) -> tuple[np.ndarray, float]:
     """Directed convolution of non-negative arrays (b None: a*a): (c, rel) with a*b ≤ (1 + rel)·c entrywise for
     tail.upper, c ≤ (1 + rel)·a*b otherwise. Entries from `limit` on are only used through their sums (top bin).
 
@@ -55,10 +55,10 @@ def _convolve_tail(a: np.ndarray, b: np.ndarray | None, tail: _Tail, limit: int)
         out[:a.size + bb.size - 3] = _directed(a[:-1], None if b is None else bb[:-1], tail, limit)
     out[a.size - 1:] += a[-1] * bb
     out[bb.size - 1:a.size + bb.size - 2] += bb[-1] * a[:-1]
-    return out, _gamma(4)
+    return out, gamma(4)
 
 
-def _directed(a: np.ndarray, b: np.ndarray | None, tail: _Tail, limit: int) -> np.ndarray:
+def _directed(a: np.ndarray, b: np.ndarray | None, tail: Tail, limit: int) -> np.ndarray:
     """a*b (b None: a*a) moved by its error bound: up (tail.upper) or down (clipped at 0), up to a relative 2u.
 
     Lattice arrays (all non-zero entries on a common period) are convolved on the period. Short inputs are
@@ -75,7 +75,7 @@ def _directed(a: np.ndarray, b: np.ndarray | None, tail: _Tail, limit: int) -> n
     if x.size * y.size <= REL_DIRECT_WORK or min(x.size, y.size) <= 64:
         c = np.convolve(x, y)
         short = min(x.size, y.size)
-        err, missing = (short + 2) * 1.01 * _U * c + short * TINY, 0.0
+        err, missing = (short + 2) * 1.01 * U * c + short * TINY, 0.0
     else:
         c, err, missing = _blocked(x, None if b is None else y, tail, max(0, -(-(limit - ia[0] - ib[0]) // d)))
     c = c + err + missing if tail.upper else np.maximum(c - err, 0.0)
@@ -159,7 +159,7 @@ def _tilted(x: _Blocks, y: _Blocks, i: np.ndarray, j: np.ndarray, theta: np.ndar
         xt, yt = np.exp(lx - sx[:, None]), np.exp(ly - sy[:, None])
         exponent = (sx + sy)[:, None] - theta[:, None] * np.arange(size)
         magnitude = x.log_size[i] + y.log_size[j] + 2 * np.abs(theta) * BLOCK + np.abs(sx) + np.abs(sy)
-        rel = (4 * magnitude + 2 * np.maximum(np.abs(exponent[:, 0]), np.abs(exponent[:, -1])) + 16) * _U
+        rel = (4 * magnitude + 2 * np.maximum(np.abs(exponent[:, 0]), np.abs(exponent[:, -1])) + 16) * U
         raw = fft.irfft(fft.rfft(xt, size) * fft.rfft(yt, size), size)
         raw[:, -1] = 0.0
         np.maximum(raw, 0.0, out=raw)
@@ -173,7 +173,7 @@ def _tilted(x: _Blocks, y: _Blocks, i: np.ndarray, j: np.ndarray, theta: np.ndar
     return value, err
 
 
-def _blocked(x: np.ndarray, y: np.ndarray | None, tail: _Tail,
+def _blocked(x: np.ndarray, y: np.ndarray | None, tail: Tail,
              limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """x*y (y None: x*x) from pairs of blocks of length BLOCK: (ĉ, err, missing), |ĉ − c| ≤ err per entry and
     c − ĉ ≤ err + missing (missing: bounds of the pairs left out, non-negative contributions).
@@ -233,7 +233,7 @@ def _blocked(x: np.ndarray, y: np.ndarray | None, tail: _Tail,
         c[b], err[b] = 0.0, 0.0
     for i, j in direct:
         ci = np.append(np.convolve(xb.rows[i], yb.rows[j]), 0.0).reshape(2, BLOCK)
-        ei = (BLOCK + 2) * 1.01 * _U * ci + BLOCK * TINY
+        ei = (BLOCK + 2) * 1.01 * U * ci + BLOCK * TINY
         for b in (i + j, i + j + 1):
             if b in chosen:
                 c[b] += weight[i, j] * ci[b - i - j]
@@ -243,10 +243,10 @@ def _blocked(x: np.ndarray, y: np.ndarray | None, tail: _Tail,
     n = x.size + (x if y is None else y).size - 1
     terms = min(nx, ny) + 2
     c, err, missing = c.ravel()[:n], err.ravel()[:n], np.repeat(missing, BLOCK)[:n]
-    return c, err * (1 + 2 * _gamma(terms)) + 2 * _gamma(terms) * c, missing
+    return c, err * (1 + 2 * gamma(terms)) + 2 * gamma(terms) * c, missing
 
 
-def _unresolved(c: np.ndarray, err: np.ndarray, missing: np.ndarray, tail: _Tail, rho: float,
+def _unresolved(c: np.ndarray, err: np.ndarray, missing: np.ndarray, tail: Tail, rho: float,
                 limit: int) -> np.ndarray:
     """Output blocks holding a cell of SUBBLOCK entries, below `limit`, whose upper tail sum (from it up) or lower
     tail sum has error above rho times itself, unless that tail (with its error) is below the floor."""
@@ -260,7 +260,7 @@ def _unresolved(c: np.ndarray, err: np.ndarray, missing: np.ndarray, tail: _Tail
     return np.unique(np.flatnonzero(flagged) // (BLOCK // SUBBLOCK))
 
 
-def _envelope(law: LossLaw, grid_law: GridLaw) -> GridLaw:
+def envelope(law: LossLaw, grid_law: GridLaw) -> GridLaw:
     """Tail-accurate mode: the single-step law moved by its estimated evaluation error entry by entry (upper: +,
     lower: −, clipped at 0), so that error stays relative to each mass instead of entering a W1 budget.
 
@@ -277,10 +277,10 @@ def _envelope(law: LossLaw, grid_law: GridLaw) -> GridLaw:
     edges = g if upper else o + h * np.concatenate([[0.0], np.arange(top) + 0.5])
     (dq, dq_tail), (dm, dm_tail), below = _evaluation_errors(law, edges)
     masses = grid_law.masses
-    err = 8 * _U * masses
+    err = 8 * U * masses
     err[0] += below
     err[-1] += dq_tail
-    rounding = 8 * _U * g[1:] * (masses[:-1] + masses[1:]) / h
+    rounding = 8 * U * g[1:] * (masses[:-1] + masses[1:]) / h
     if upper:
         shift = (dm + g[:-1] * dq) / h + dq + rounding
         err[:-1] += dq + shift
@@ -290,7 +290,7 @@ def _envelope(law: LossLaw, grid_law: GridLaw) -> GridLaw:
         err[:-1] += shift
         err[1:] += shift
         err[:-2] += shift[1:]
-    excess = dm_tail + g[-1] * dq_tail + 8 * _U * grid_law.top_excess
+    excess = dm_tail + g[-1] * dq_tail + 8 * U * grid_law.top_excess
     if upper:
         return replace(grid_law, masses=masses + err, top_excess=grid_law.top_excess + excess, w1_error=0.0)
     return replace(grid_law, masses=np.maximum(masses - err, 0.0), top_excess=max(grid_law.top_excess - excess, 0.0),
