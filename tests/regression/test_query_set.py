@@ -1,5 +1,6 @@
 """Issue #28's fixed CLI query set: every output byte-identical to the recording (query_set.py), wall-clock
 figures aside. A change that is meant (a tighter certify bracket) is re-recorded with its before/after in the commit."""
+
 import difflib
 import json
 
@@ -16,6 +17,15 @@ def test_query_output_is_unchanged(name):
     now, was = run(QUERIES[name]), RECORDED[name]
     changes = [f"exit status {was['rc']} -> {now['rc']}"] if now["rc"] != was["rc"] else []
     for stream in ("stdout", "stderr"):
-        changes += [line for line in difflib.unified_diff(was[stream].splitlines(), now[stream].splitlines(),
-                                                          f"recorded {stream}", f"now {stream}", lineterm="", n=0)]
+        changes += [
+            line
+            for line in difflib.unified_diff(
+                was[stream].splitlines(),
+                now[stream].splitlines(),
+                f"recorded {stream}",
+                f"now {stream}",
+                lineterm="",
+                n=0,
+            )
+        ]
     assert not changes, "\n".join(changes)
