@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-all proofs bench compare mutation install clean
+.PHONY: demo test test-all lint format proofs bench compare mutation install clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,15 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -q
 	$(PY) -m proofs_checks
+
+# the linter and the formatter (ruff, configured in pyproject.toml); CI runs `make lint` before `make test`
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(STAMP)
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
 
 test-all: $(STAMP)
 	HYPOTHESIS_PROFILE=deep $(PY) -m pytest -q -m ''

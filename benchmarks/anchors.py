@@ -19,6 +19,7 @@ anchor cannot block a benchmark; the child is killed (its process group) at the 
 `$VERIALLOC_ANCHOR_PYTHON` if set (an anchor installed in a separate venv), else the current one.
 Errors: AnchorUnavailable (package not installed), AnchorTimeout, AnchorFailed (anything else).
 """
+
 from __future__ import annotations
 
 import json
@@ -53,9 +54,17 @@ class AnchorFailed(AnchorError):
 # ------------------------------------------------------------------------------------------ adapters
 
 
-def pld_accounting_allocation(sigma: float, steps: int, delta: float, *, epochs: int = 1, k: int = 1,
-                              loss_discretization: float | None = None, tail_truncation: float | None = None,
-                              info: dict | None = None) -> tuple[float, float, float]:
+def pld_accounting_allocation(
+    sigma: float,
+    steps: int,
+    delta: float,
+    *,
+    epochs: int = 1,
+    k: int = 1,
+    loss_discretization: float | None = None,
+    tail_truncation: float | None = None,
+    info: dict | None = None,
+) -> tuple[float, float, float]:
     """(lower, upper, seconds) of ε(δ) for k-out-of-t Gaussian random allocation over `epochs` epochs.
 
     loss_discretization None: the package's default adaptive call (`gaussian_allocation_epsilon_range`, default
@@ -80,34 +89,53 @@ def pld_accounting_allocation(sigma: float, steps: int, delta: float, *, epochs:
             warnings.simplefilter("always", RuntimeWarning)
             start = time.perf_counter()
             if optimize_allocation_epsilon_range is not None:
-                res = optimize_allocation_epsilon_range(params=params, target_accuracy=-1.0,
-                                                        pld_builder=pa.gaussian_allocation_pld)
+                res = optimize_allocation_epsilon_range(
+                    params=params, target_accuracy=-1.0, pld_builder=pa.gaussian_allocation_pld
+                )
                 upper, lower = res.upper_bound, res.lower_bound
-                info.update(iterations=res.iterations, loss_discretization=res.discretization,
-                            tail_truncation=res.tail_truncation, converged=res.converged)
+                info.update(
+                    iterations=res.iterations,
+                    loss_discretization=res.discretization,
+                    tail_truncation=res.tail_truncation,
+                    converged=res.converged,
+                )
             else:
                 upper, lower = pa.gaussian_allocation_epsilon_range(
-                    delta=delta, sigma=sigma, num_steps=steps, num_selected=k, num_epochs=epochs)
+                    delta=delta, sigma=sigma, num_steps=steps, num_selected=k, num_epochs=epochs
+                )
             seconds = time.perf_counter() - start
         info["call"] = "gaussian_allocation_epsilon_range (adaptive, default accuracy)"
         info["warnings"] = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
         return float(lower), float(upper), seconds
     tail = pa.DEFAULT_TAIL_TRUNCATION if tail_truncation is None else tail_truncation
     params = pa.PrivacyParams(sigma=sigma, num_steps=steps, num_selected=k, num_epochs=epochs, delta=delta)
-    config = pa.AllocationSchemeConfig(loss_discretization=loss_discretization, tail_truncation=tail,
-                                       convolution_method=pa.ConvolutionMethod.GEOM)
+    config = pa.AllocationSchemeConfig(
+        loss_discretization=loss_discretization, tail_truncation=tail, convolution_method=pa.ConvolutionMethod.GEOM
+    )
     start = time.perf_counter()
-    lower, upper = (pa.gaussian_allocation_epsilon_configurable(params=params, config=config, bound_type=b)
-                    for b in (pa.BoundType.IS_DOMINATED, pa.BoundType.DOMINATES))
+    lower, upper = (
+        pa.gaussian_allocation_epsilon_configurable(params=params, config=config, bound_type=b)
+        for b in (pa.BoundType.IS_DOMINATED, pa.BoundType.DOMINATES)
+    )
     seconds = time.perf_counter() - start
-    info.update(call="gaussian_allocation_epsilon_configurable x2 (GEOM)", loss_discretization=loss_discretization,
-                tail_truncation=tail)
+    info.update(
+        call="gaussian_allocation_epsilon_configurable x2 (GEOM)",
+        loss_discretization=loss_discretization,
+        tail_truncation=tail,
+    )
     return float(lower), float(upper), seconds
 
 
-def dp_accounting_poisson(sigma: float, rate: float, steps: int, delta: float, *,
-                          value_discretization: float = 1e-4, estimate: str = "pessimistic",
-                          info: dict | None = None) -> tuple[float | None, float | None, float]:
+def dp_accounting_poisson(
+    sigma: float,
+    rate: float,
+    steps: int,
+    delta: float,
+    *,
+    value_discretization: float = 1e-4,
+    estimate: str = "pessimistic",
+    info: dict | None = None,
+) -> tuple[float | None, float | None, float]:
     """(lower, upper, seconds) of ε(δ) for Poisson-subsampled Gaussian (rate q, T = steps compositions).
 
     estimate "pessimistic": dp_accounting's PLDAccountant (add-or-remove, connect-the-dots) → (None, ε, s);
@@ -124,7 +152,8 @@ def dp_accounting_poisson(sigma: float, rate: float, steps: int, delta: float, *
         start = time.perf_counter()
         accountant = pld_privacy_accountant.PLDAccountant(value_discretization_interval=value_discretization)
         event = dp_accounting.SelfComposedDpEvent(
-            dp_accounting.PoissonSampledDpEvent(rate, dp_accounting.GaussianDpEvent(sigma)), steps)
+            dp_accounting.PoissonSampledDpEvent(rate, dp_accounting.GaussianDpEvent(sigma)), steps
+        )
         eps = float(accountant.compose(event).get_epsilon(delta))
         seconds = time.perf_counter() - start
         info["call"] = f"PLDAccountant(value_discretization_interval={value_discretization:g})"
@@ -132,8 +161,12 @@ def dp_accounting_poisson(sigma: float, rate: float, steps: int, delta: float, *
     if estimate == "optimistic":
         start = time.perf_counter()
         pld = privacy_loss_distribution.from_gaussian_mechanism(
-            standard_deviation=sigma, sampling_prob=rate, value_discretization_interval=value_discretization,
-            pessimistic_estimate=False, use_connect_dots=False)
+            standard_deviation=sigma,
+            sampling_prob=rate,
+            value_discretization_interval=value_discretization,
+            pessimistic_estimate=False,
+            use_connect_dots=False,
+        )
         eps = float(pld.self_compose(steps).get_epsilon_for_delta(delta))
         seconds = time.perf_counter() - start
         info["call"] = f"from_gaussian_mechanism(pessimistic_estimate=False, Δ={value_discretization:g})"
@@ -141,8 +174,9 @@ def dp_accounting_poisson(sigma: float, rate: float, steps: int, delta: float, *
     raise ValueError(f"estimate must be 'pessimistic' or 'optimistic', got {estimate!r}")
 
 
-def random_allocation_combined(sigma: float, steps: int, delta: float, *, epochs: int = 1, k: int = 1,
-                               info: dict | None = None) -> tuple[float, float, float]:
+def random_allocation_combined(
+    sigma: float, steps: int, delta: float, *, epochs: int = 1, k: int = 1, info: dict | None = None
+) -> tuple[float, float, float]:
     """(lower, upper, seconds) of ε(δ) for Gaussian random allocation from the authors' analytic package
     (`random-allocation`): `allocation_epsilon_lower_bound` and `allocation_epsilon_combined` (the minimum of its
     upper bounds), Direction.BOTH, RDP orders 2..60 for the remove direction. Float64, not certified."""
@@ -154,7 +188,9 @@ def random_allocation_combined(sigma: float, steps: int, delta: float, *, epochs
         raise AnchorUnavailable(f"random-allocation not installed ({exc})") from exc
     params = PrivacyParams(sigma=sigma, num_steps=steps, num_selected=k, num_epochs=epochs, delta=delta)
     orders = list(range(2, 61))  # the remove direction needs its RDP orders (the package's experiments use these)
-    scheme = SchemeConfig(allocation_direct_alpha_orders=orders, allocation_RDP_DCO_alpha_orders=[float(a) for a in orders])
+    scheme = SchemeConfig(
+        allocation_direct_alpha_orders=orders, allocation_RDP_DCO_alpha_orders=[float(a) for a in orders]
+    )
     start = time.perf_counter()
     lower = allocation_epsilon_lower_bound(params, scheme, Direction.BOTH)
     upper = allocation_epsilon_combined(params, scheme, Direction.BOTH)
@@ -164,8 +200,11 @@ def random_allocation_combined(sigma: float, steps: int, delta: float, *, epochs
     return float(lower), float(upper), seconds
 
 
-ADAPTERS = {"pld_accounting_allocation": pld_accounting_allocation, "dp_accounting_poisson": dp_accounting_poisson,
-            "random_allocation_combined": random_allocation_combined}
+ADAPTERS = {
+    "pld_accounting_allocation": pld_accounting_allocation,
+    "dp_accounting_poisson": dp_accounting_poisson,
+    "random_allocation_combined": random_allocation_combined,
+}
 
 
 # ------------------------------------------------------------------------------------ time-limited call

@@ -8,6 +8,7 @@ side. Seconds are CPU seconds of this process (the queries run on one thread; th
 time would mostly measure the other jobs). change = (lower − lower before) / |lower before|: positive means a
 tighter lower end.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,34 +30,89 @@ F = Fraction
 
 #: (label, configuration, query, value, direction) — the issue's slow rows first, then tightness checks
 CASES = [
-    ("Gaussian σ=1, Poisson rate 1, t=100 (μ=50)", Config(Gaussian(1), scheme="poisson", rate=1, steps=100),
-     "epsilon", "1e-5", "remove"),
-    ("DP-SGD q=1e-3, σ=0.8, T=1e4", Config(Gaussian("0.8"), scheme="poisson", rate=F(1, 1000), steps=10_000),
-     "epsilon", "1e-5", "remove"),
-    ("4-outcome pair, Poisson rate 1, t=5, 2 epochs", Config(PAIR4, scheme="poisson", rate=1, steps=5, epochs=2),
-     "epsilon", "1e-5", "both"),
-    ("randomized response ε0=1, Poisson t=50", Config(RandomizedResponse(1), scheme="poisson", steps=50),
-     "epsilon", "1e-5", "both"),
-    ("randomized response ε0=1, Poisson t=400", Config(RandomizedResponse(1), scheme="poisson", steps=400),
-     "epsilon", "1e-5", "both"),
-    ("Gaussian σ=0.5, Poisson q=0.01, t=100", Config(Gaussian("0.5"), scheme="poisson", rate=F(1, 100), steps=100),
-     "delta", "2", "both"),
-    ("Gaussian σ=1, Poisson q=0.01, t=1000", Config(Gaussian(1), scheme="poisson", rate=F(1, 100), steps=1000),
-     "delta", "0.5", "both"),
-    ("Gaussian σ=2, Poisson q=0.1, t=100", Config(Gaussian(2), scheme="poisson", rate=F(1, 10), steps=100),
-     "delta", "0.5", "both"),
-    ("Laplace b=1, Poisson q=0.05, t=100", Config(Laplace(1), scheme="poisson", rate=F(1, 20), steps=100),
-     "delta", "1", "both"),
-    ("3-outcome pair, Poisson q=0.3, t=20", Config(PAIR3, scheme="poisson", rate=F(3, 10), steps=20),
-     "delta", "1", "both"),
+    (
+        "Gaussian σ=1, Poisson rate 1, t=100 (μ=50)",
+        Config(Gaussian(1), scheme="poisson", rate=1, steps=100),
+        "epsilon",
+        "1e-5",
+        "remove",
+    ),
+    (
+        "DP-SGD q=1e-3, σ=0.8, T=1e4",
+        Config(Gaussian("0.8"), scheme="poisson", rate=F(1, 1000), steps=10_000),
+        "epsilon",
+        "1e-5",
+        "remove",
+    ),
+    (
+        "4-outcome pair, Poisson rate 1, t=5, 2 epochs",
+        Config(PAIR4, scheme="poisson", rate=1, steps=5, epochs=2),
+        "epsilon",
+        "1e-5",
+        "both",
+    ),
+    (
+        "randomized response ε0=1, Poisson t=50",
+        Config(RandomizedResponse(1), scheme="poisson", steps=50),
+        "epsilon",
+        "1e-5",
+        "both",
+    ),
+    (
+        "randomized response ε0=1, Poisson t=400",
+        Config(RandomizedResponse(1), scheme="poisson", steps=400),
+        "epsilon",
+        "1e-5",
+        "both",
+    ),
+    (
+        "Gaussian σ=0.5, Poisson q=0.01, t=100",
+        Config(Gaussian("0.5"), scheme="poisson", rate=F(1, 100), steps=100),
+        "delta",
+        "2",
+        "both",
+    ),
+    (
+        "Gaussian σ=1, Poisson q=0.01, t=1000",
+        Config(Gaussian(1), scheme="poisson", rate=F(1, 100), steps=1000),
+        "delta",
+        "0.5",
+        "both",
+    ),
+    (
+        "Gaussian σ=2, Poisson q=0.1, t=100",
+        Config(Gaussian(2), scheme="poisson", rate=F(1, 10), steps=100),
+        "delta",
+        "0.5",
+        "both",
+    ),
+    (
+        "Laplace b=1, Poisson q=0.05, t=100",
+        Config(Laplace(1), scheme="poisson", rate=F(1, 20), steps=100),
+        "delta",
+        "1",
+        "both",
+    ),
+    (
+        "3-outcome pair, Poisson q=0.3, t=20",
+        Config(PAIR3, scheme="poisson", rate=F(3, 10), steps=20),
+        "delta",
+        "1",
+        "both",
+    ),
     ("Gaussian σ=1, allocation t=k=10", Config(Gaussian(1), steps=10, k=10), "epsilon", "1e-8", "both"),
 ]
 
 
 def _discretize_at(rev: str) -> types.ModuleType:
     """discretize.py as of `rev`, as a module of the pld package (its relative imports resolve there)."""
-    text = subprocess.run(["git", "show", f"{rev}:verialloc/numeric/pld/discretize.py"], cwd=ROOT, check=True,
-                          capture_output=True, text=True).stdout
+    text = subprocess.run(
+        ["git", "show", f"{rev}:verialloc/numeric/pld/discretize.py"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     module = types.ModuleType("verialloc.numeric.pld._discretize_" + rev.replace("~", "_").replace("^", "_"))
     module.__package__ = "verialloc.numeric.pld"
     exec(compile(text, f"{rev}:verialloc/numeric/pld/discretize.py", "exec"), module.__dict__)
@@ -95,7 +151,9 @@ def run(before: str | None = None) -> list[dict]:
             row = {"case": label, "query": f"{query}({value}), {direction}"}
             if old is not None:
                 pld_accountant.discretize_pair = old
-                row["lower_before"], row["upper_before"], row["seconds_before"] = _query(config, query, value, direction)
+                row["lower_before"], row["upper_before"], row["seconds_before"] = _query(
+                    config, query, value, direction
+                )
                 pld_accountant.discretize_pair = current
             row["lower"], row["upper"], row["seconds"] = _query(config, query, value, direction)
             if old is not None and row["lower_before"]:

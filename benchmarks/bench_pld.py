@@ -16,6 +16,7 @@ Cases (ε(δ), both directions):
 gap % = (upper − lower) / lower · 100. The note column flags how the brackets of a case relate: two sound
 brackets of the same ε must intersect.
 """
+
 from __future__ import annotations
 
 import os
@@ -53,8 +54,15 @@ PUBLISHED = {  # the anchor's own figures on a 2-core machine, for the note colu
 
 def _row(case: str, accountant: str, lower, upper, seconds, note: str = "") -> dict:
     gap = (upper - lower) / lower * 100 if lower is not None and upper is not None and lower > 0 else None
-    return {"case": case, "accountant": accountant, "lower": lower, "upper": upper, "gap_pct": gap,
-            "seconds": seconds, "note": note}
+    return {
+        "case": case,
+        "accountant": accountant,
+        "lower": lower,
+        "upper": upper,
+        "gap_pct": gap,
+        "seconds": seconds,
+        "note": note,
+    }
 
 
 def _verialloc(case: str, label: str, config: Config, delta: str, settings: Settings = Settings()) -> dict:
@@ -76,8 +84,10 @@ def _anchor(case: str, label: str, adapter: str, limit: float, note: str = "", *
         return _row(case, label, None, None, None, "; ".join(filter(None, [f"failed: {exc}", note])))
     extra = []
     if "iterations" in info:
-        extra.append(f"{info['iterations']} iter, final loss step {info['loss_discretization']:.3g}, "
-                     f"tail {info['tail_truncation']:.0e}")
+        extra.append(
+            f"{info['iterations']} iter, final loss step {info['loss_discretization']:.3g}, "
+            f"tail {info['tail_truncation']:.0e}"
+        )
     extra += info.get("warnings", [])
     return _row(case, label, lower, upper, seconds, "; ".join(filter(None, extra + [note])))
 
@@ -115,11 +125,19 @@ def _flag_one(ours: dict, theirs: dict) -> dict:
     return theirs
 
 
-def _allocation_case(n: int, case: str, sigma: str, steps: int, delta: str, epochs: int, limit: float,
-                     keep) -> None:
+def _allocation_case(n: int, case: str, sigma: str, steps: int, delta: str, epochs: int, limit: float, keep) -> None:
     ours = keep(_verialloc(case, "verialloc pld", Config(Gaussian(sigma), steps=steps, epochs=epochs), delta))
-    theirs = _anchor(case, "pld-accounting", "pld_accounting_allocation", limit, PUBLISHED.get(n, ""),
-                     sigma=float(sigma), steps=steps, delta=float(delta), epochs=epochs)
+    theirs = _anchor(
+        case,
+        "pld-accounting",
+        "pld_accounting_allocation",
+        limit,
+        PUBLISHED.get(n, ""),
+        sigma=float(sigma),
+        steps=steps,
+        delta=float(delta),
+        epochs=epochs,
+    )
     _flag(ours, [theirs])
     keep(theirs)
 
@@ -151,24 +169,72 @@ def run(emit=None) -> list[dict]:
         if factor == 1:
             ours = row
     for step, tail in ANCHOR_GRID:
-        keep(_flag_one(ours, _anchor(case, f"pld-accounting loss step {step:g}", "pld_accounting_allocation", ANCHOR_LIMIT,
-                     f"tail {tail:g}", sigma=0.8, steps=1000, delta=1e-5, loss_discretization=step,
-                     tail_truncation=tail)))
+        keep(
+            _flag_one(
+                ours,
+                _anchor(
+                    case,
+                    f"pld-accounting loss step {step:g}",
+                    "pld_accounting_allocation",
+                    ANCHOR_LIMIT,
+                    f"tail {tail:g}",
+                    sigma=0.8,
+                    steps=1000,
+                    delta=1e-5,
+                    loss_discretization=step,
+                    tail_truncation=tail,
+                ),
+            )
+        )
 
     # 7: Poisson DP-SGD.
     case = "7 Poisson q=1e-3 σ=0.8 T=1e4 δ=1e-5"
-    ours = keep(_verialloc(case, f"verialloc pld loss step {POISSON_STEP:g}",
-                                Config(Gaussian("0.8"), scheme="poisson", steps=10_000, rate="0.001"), "1e-5",
-                                Settings(loss_step=POISSON_STEP)))
+    ours = keep(
+        _verialloc(
+            case,
+            f"verialloc pld loss step {POISSON_STEP:g}",
+            Config(Gaussian("0.8"), scheme="poisson", steps=10_000, rate="0.001"),
+            "1e-5",
+            Settings(loss_step=POISSON_STEP),
+        )
+    )
     theirs = [
-        _anchor(case, "dp_accounting PLDAccountant 1e-4", "dp_accounting_poisson", ANCHOR_LIMIT,
-                "pessimistic estimate; reference 0.7824", sigma=0.8, rate=1e-3, steps=10_000, delta=1e-5),
-        _anchor(case, f"dp_accounting PLDAccountant {POISSON_STEP:g}", "dp_accounting_poisson", ANCHOR_LIMIT,
-                "pessimistic estimate", sigma=0.8, rate=1e-3, steps=10_000, delta=1e-5,
-                value_discretization=POISSON_STEP),
-        _anchor(case, f"dp_accounting optimistic {POISSON_STEP:g}", "dp_accounting_poisson", ANCHOR_LIMIT,
-                "optimistic estimate (privacy buckets)", sigma=0.8, rate=1e-3, steps=10_000, delta=1e-5,
-                value_discretization=POISSON_STEP, estimate="optimistic"),
+        _anchor(
+            case,
+            "dp_accounting PLDAccountant 1e-4",
+            "dp_accounting_poisson",
+            ANCHOR_LIMIT,
+            "pessimistic estimate; reference 0.7824",
+            sigma=0.8,
+            rate=1e-3,
+            steps=10_000,
+            delta=1e-5,
+        ),
+        _anchor(
+            case,
+            f"dp_accounting PLDAccountant {POISSON_STEP:g}",
+            "dp_accounting_poisson",
+            ANCHOR_LIMIT,
+            "pessimistic estimate",
+            sigma=0.8,
+            rate=1e-3,
+            steps=10_000,
+            delta=1e-5,
+            value_discretization=POISSON_STEP,
+        ),
+        _anchor(
+            case,
+            f"dp_accounting optimistic {POISSON_STEP:g}",
+            "dp_accounting_poisson",
+            ANCHOR_LIMIT,
+            "optimistic estimate (privacy buckets)",
+            sigma=0.8,
+            rate=1e-3,
+            steps=10_000,
+            delta=1e-5,
+            value_discretization=POISSON_STEP,
+            estimate="optimistic",
+        ),
     ]
     _flag(ours, theirs)
     for row in theirs:
@@ -183,14 +249,18 @@ def format_row(row: dict) -> str:
     def num(x, fmt):
         return "—" if x is None else format(x, fmt)
 
-    return (f"{row['case']:<36} {row['accountant']:<34} {num(row['lower'], '.6g'):>11} {num(row['upper'], '.6g'):>11} "
-            f"{num(row['gap_pct'], '.3g'):>8} {num(row['seconds'], '.1f'):>8}  {row['note']}")
+    return (
+        f"{row['case']:<36} {row['accountant']:<34} {num(row['lower'], '.6g'):>11} {num(row['upper'], '.6g'):>11} "
+        f"{num(row['gap_pct'], '.3g'):>8} {num(row['seconds'], '.1f'):>8}  {row['note']}"
+    )
 
 
 def main() -> None:
-    print(f"verialloc pld vs anchors (anchors in a child interpreter: {anchors.python()}; one call at a time; "
-          f"limits {ANCHOR_LIMIT_EPOCHS10} s for cases 1-2, {ANCHOR_LIMIT_LONG} s for case 3, {ANCHOR_LIMIT} s "
-          f"otherwise)")
+    print(
+        f"verialloc pld vs anchors (anchors in a child interpreter: {anchors.python()}; one call at a time; "
+        f"limits {ANCHOR_LIMIT_EPOCHS10} s for cases 1-2, {ANCHOR_LIMIT_LONG} s for case 3, {ANCHOR_LIMIT} s "
+        f"otherwise)"
+    )
     print(f"load average at start: {_load()}")
     print(HEADER, flush=True)
     start = time.perf_counter()

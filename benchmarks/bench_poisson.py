@@ -7,6 +7,7 @@ estimates (seconds = both calls; the pessimistic call alone in the note). gap % 
 Each anchor call runs in a child interpreter (benchmarks/anchors.py), one at a time, in the same run.
 Run: `python benchmarks/bench_poisson.py`.
 """
+
 from __future__ import annotations
 
 import sys
@@ -32,15 +33,21 @@ def _dp_accounting(step: float) -> dict:
     ends = {}
     try:
         for estimate in ("optimistic", "pessimistic"):
-            lower, upper, seconds, _ = anchors.call("dp_accounting_poisson", LIMIT, sigma=SIGMA, rate=RATE,
-                                                    steps=STEPS, delta=float(DELTA), value_discretization=step,
-                                                    estimate=estimate)
+            lower, upper, seconds, _ = anchors.call(
+                "dp_accounting_poisson",
+                LIMIT,
+                sigma=SIGMA,
+                rate=RATE,
+                steps=STEPS,
+                delta=float(DELTA),
+                value_discretization=step,
+                estimate=estimate,
+            )
             ends[estimate] = (lower if estimate == "optimistic" else upper, seconds)
     except anchors.AnchorError as exc:
         return _row(CASE, label, None, None, None, str(exc))
     (lower, t_low), (upper, t_up) = ends["optimistic"], ends["pessimistic"]
-    return _row(CASE, label, lower, upper, t_low + t_up,
-                f"estimates, not bounds; pessimistic alone {t_up:.2f} s")
+    return _row(CASE, label, lower, upper, t_low + t_up, f"estimates, not bounds; pessimistic alone {t_up:.2f} s")
 
 
 def run(emit=None) -> list[dict]:

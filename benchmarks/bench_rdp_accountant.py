@@ -7,6 +7,7 @@ call at a new α is "cold"; the second call (lru_cache bypassed through `__wrapp
 Ours: `allocation_rdp_curve(Gaussian(σ), t, α)` — every order 2..α in one pass (best of 3).
 Run as `python benchmarks/bench_rdp_accountant.py`, or import and call `run()`.
 """
+
 from __future__ import annotations
 
 import json
@@ -80,16 +81,32 @@ def run() -> list[dict]:
     for a in ALPHAS:
         seconds, value = _ours(STEPS, a)
         ref = anchor.get(a)
-        rows.append({
-            "steps": STEPS, "alpha": a, "ours_s": seconds, "rdp": value,
-            "anchor_cold_s": ref["cold"] if ref else None, "anchor_warm_s": ref["warm"] if ref else None,
-            "warm_ratio": ref["warm"] / seconds if ref else None,
-            "rel_diff": abs(ref["value"] - value) / value if ref else None,
-        })
+        rows.append(
+            {
+                "steps": STEPS,
+                "alpha": a,
+                "ours_s": seconds,
+                "rdp": value,
+                "anchor_cold_s": ref["cold"] if ref else None,
+                "anchor_warm_s": ref["warm"] if ref else None,
+                "warm_ratio": ref["warm"] / seconds if ref else None,
+                "rel_diff": abs(ref["value"] - value) / value if ref else None,
+            }
+        )
     start = time.perf_counter()
     curve = allocation_rdp_curve(Gaussian(SIGMA), *BIG)
-    rows.append({"steps": BIG[0], "alpha": BIG[1], "ours_s": time.perf_counter() - start, "rdp": float(curve.values[-1]),
-                 "anchor_cold_s": None, "anchor_warm_s": None, "warm_ratio": None, "rel_diff": None})
+    rows.append(
+        {
+            "steps": BIG[0],
+            "alpha": BIG[1],
+            "ours_s": time.perf_counter() - start,
+            "rdp": float(curve.values[-1]),
+            "anchor_cold_s": None,
+            "anchor_warm_s": None,
+            "warm_ratio": None,
+            "rel_diff": None,
+        }
+    )
     return rows
 
 
@@ -99,14 +116,20 @@ def _fmt(x, spec: str) -> str:
 
 
 def main() -> None:
-    print(f"allocation RDP (remove), Gaussian sigma={SIGMA}; ours: all orders 2..alpha in one float64 pass; "
-          f"anchor: random-allocation allocation_RDP_remove (limit {ANCHOR_LIMIT:g} s)")
-    print(f"{'t':>8} {'alpha':>6} {'ours [s]':>9} {'anchor cold [s]':>16} {'anchor warm [s]':>16} {'warm/ours':>10} "
-          f"{'rel diff':>9}  R_alpha")
+    print(
+        f"allocation RDP (remove), Gaussian sigma={SIGMA}; ours: all orders 2..alpha in one float64 pass; "
+        f"anchor: random-allocation allocation_RDP_remove (limit {ANCHOR_LIMIT:g} s)"
+    )
+    print(
+        f"{'t':>8} {'alpha':>6} {'ours [s]':>9} {'anchor cold [s]':>16} {'anchor warm [s]':>16} {'warm/ours':>10} "
+        f"{'rel diff':>9}  R_alpha"
+    )
     for r in run():
-        print(f"{r['steps']:>8} {r['alpha']:>6} {r['ours_s']:>9.4f} {_fmt(r['anchor_cold_s'], '16.2f')} "
-              f"{_fmt(r['anchor_warm_s'], '16.2f')} {_fmt(r['warm_ratio'], '10.0f')} {_fmt(r['rel_diff'], '9.1e')}  "
-              f"{r['rdp']:.12g}")
+        print(
+            f"{r['steps']:>8} {r['alpha']:>6} {r['ours_s']:>9.4f} {_fmt(r['anchor_cold_s'], '16.2f')} "
+            f"{_fmt(r['anchor_warm_s'], '16.2f')} {_fmt(r['warm_ratio'], '10.0f')} {_fmt(r['rel_diff'], '9.1e')}  "
+            f"{r['rdp']:.12g}"
+        )
 
 
 if __name__ == "__main__":

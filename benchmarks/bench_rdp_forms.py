@@ -3,6 +3,7 @@
 Run as `python benchmarks/bench_rdp_forms.py`, or import and call `run()`. Both forms are timed in the
 same run at 30 digits; the table shows the speed ratio partition/genfunc.
 """
+
 from __future__ import annotations
 
 import time
@@ -36,10 +37,16 @@ def run() -> list[dict]:
         with mp.workdps(DIGITS + 10):
             rel = abs(partition_value / genfunc_value - 1)
             agree = float(-mp.log10(rel)) if rel else float(DIGITS + 10)
-        rows.append({
-            "alpha": alpha, "genfunc_s": genfunc_s, "partition_s": partition_s,
-            "ratio": partition_s / genfunc_s, "rdp": mp.nstr(genfunc_value, 15), "agree_digits": agree,
-        })
+        rows.append(
+            {
+                "alpha": alpha,
+                "genfunc_s": genfunc_s,
+                "partition_s": partition_s,
+                "ratio": partition_s / genfunc_s,
+                "rdp": mp.nstr(genfunc_value, 15),
+                "agree_digits": agree,
+            }
+        )
     return rows
 
 
@@ -47,8 +54,10 @@ def main() -> None:
     print(f"allocation RDP (remove), Gaussian sigma={SIGMA}, t={STEPS}, {DIGITS} digits")
     print(f"{'alpha':>5} {'genfunc [s]':>12} {'partition [s]':>14} {'partition/genfunc':>18} {'agree':>6}  R_alpha")
     for row in run():
-        print(f"{row['alpha']:>5} {row['genfunc_s']:>12.4f} {row['partition_s']:>14.3f} {row['ratio']:>18.0f} "
-              f"{row['agree_digits']:>6.1f}  {row['rdp']}")
+        print(
+            f"{row['alpha']:>5} {row['genfunc_s']:>12.4f} {row['partition_s']:>14.3f} {row['ratio']:>18.0f} "
+            f"{row['agree_digits']:>6.1f}  {row['rdp']}"
+        )
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ too), random-allocation's lower bound and `combined` upper bound at δ = 1e-30. 
 bench_poisson.py; `best` and the discrete Poisson rows are in docs/benchmarks.md's own tables.
 Run: `python benchmarks/bench_rows.py` (anchors in a child interpreter, `$VERIALLOC_ANCHOR_PYTHON` if set).
 """
+
 from __future__ import annotations
 
 import sys
@@ -27,8 +28,10 @@ ROWS = [
     ("0.8", 1000, 1, 1, "1e-30", "random_allocation_combined"),
 ]
 
-LABELS = {"pld_accounting_allocation": "pld-accounting (adaptive)",
-          "random_allocation_combined": "random-allocation lower / combined"}
+LABELS = {
+    "pld_accounting_allocation": "pld-accounting (adaptive)",
+    "random_allocation_combined": "random-allocation lower / combined",
+}
 
 
 def run(emit=None) -> list[dict]:
@@ -38,8 +41,18 @@ def run(emit=None) -> list[dict]:
         case = f"σ={sigma} t={steps} k={k} E={epochs} δ={delta}"
         ours = _verialloc(case, "verialloc pld", Config(Gaussian(sigma), steps=steps, k=k, epochs=epochs), delta)
         emit(ours)
-        theirs = _anchor(case, LABELS[adapter], adapter, LIMIT, "", sigma=float(sigma), steps=steps,
-                         delta=float(delta), epochs=epochs, k=k)
+        theirs = _anchor(
+            case,
+            LABELS[adapter],
+            adapter,
+            LIMIT,
+            "",
+            sigma=float(sigma),
+            steps=steps,
+            delta=float(delta),
+            epochs=epochs,
+            k=k,
+        )
         _flag(ours, [theirs])
         emit(theirs)
         rows += [ours, theirs]

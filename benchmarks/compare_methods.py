@@ -11,6 +11,7 @@ end is the trivial I1 bound) prints "≤ upper"; mc prints its statistical inter
 pld, analytic and best use "both" (max over remove and add, F3); rdp is remove only (E2) — read its column as
 a remove-direction bound.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -108,9 +109,11 @@ def table(title: str, header: list[str], rows: list[list[str]]) -> str:
 def _plot(name: str, draw, xs=None) -> str:
     """Draw into a new figure, write docs/figures/<name>.png (dpi 100); xs: tick positions of a log x axis."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import matplotlib.ticker
+
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
     draw(ax)
     plain = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}")
@@ -148,11 +151,15 @@ def _timed_total(cells) -> float:
 
 def _seconds(methods: list[str], cells) -> str:
     """One line: total seconds per column."""
-    return "\nseconds per column: " + ", ".join(
-        f"{m} {sum(row[j].seconds for row in cells):.1f}" for j, m in enumerate(methods)) + "\n\n"
+    return (
+        "\nseconds per column: "
+        + ", ".join(f"{m} {sum(row[j].seconds for row in cells):.1f}" for j, m in enumerate(methods))
+        + "\n\n"
+    )
 
 
 # --- comparisons -------------------------------------------------------------------------------------------
+
 
 def compare_sigma(quick: bool) -> str:
     """[004] Fig. 1 / [000] Fig. 1: ε vs σ, δ = 1e-10, t = 1e6, Poisson λ = 1/t, local mechanism (t = 1); and
@@ -161,8 +168,9 @@ def compare_sigma(quick: bool) -> str:
     t = 10**6
     wide = [0.8, 1.0, 2.0, 4.0] if quick else [0.6, 0.8, 1.0, 1.5, 2.0, 3.0, 5.0]
     text = _sigma_panel(t, 1e-10, wide, not quick, "sigma")
-    return text + ("δ = 1e-6 panel: skipped in --quick\n" if quick else
-                   _sigma_panel(t, 1e-6, [1.0, 2.0, 4.0], True, "sigma_1e-6"))
+    return text + (
+        "δ = 1e-6 panel: skipped in --quick\n" if quick else _sigma_panel(t, 1e-6, [1.0, 2.0, 4.0], True, "sigma_1e-6")
+    )
 
 
 def _sigma_panel(t: int, delta: float, sigmas: list, with_pld: bool, name: str) -> str:
@@ -171,17 +179,22 @@ def _sigma_panel(t: int, delta: float, sigmas: list, with_pld: bool, name: str) 
     rows, cells = [], []
     for s in sigmas:
         alloc, pois = Config(Gaussian(s), steps=t), Config(Gaussian(s), scheme="poisson", steps=t)
-        row = [query("epsilon", Config(Gaussian(s), steps=1), delta, "both", "exact"),
-               query("epsilon", pois, delta, "both", "pld", settings=poisson_settings(1 / t, t, delta)),
-               query("epsilon", pois, delta, "remove", "rdp"),
-               query("epsilon", alloc, delta, "remove", "rdp"),
-               query("epsilon", alloc, delta, "both", "analytic", options=analytic_options(t, delta))]
+        row = [
+            query("epsilon", Config(Gaussian(s), steps=1), delta, "both", "exact"),
+            query("epsilon", pois, delta, "both", "pld", settings=poisson_settings(1 / t, t, delta)),
+            query("epsilon", pois, delta, "remove", "rdp"),
+            query("epsilon", alloc, delta, "remove", "rdp"),
+            query("epsilon", alloc, delta, "both", "analytic", options=analytic_options(t, delta)),
+        ]
         row += [query("epsilon", alloc, delta, "both", "pld")] if with_pld else []
         cells.append(row)
         best = min(c.upper for c in row[3:] if not c.na)
         rows.append([f"{s:g}"] + [c.text() for c in row] + [_up(best)])
-    text = table(f"ε vs σ (Gaussian, δ = {delta:g}, t = 10⁶, Poisson λ = 1/t) — {_timed_total(cells):.0f} s",
-                 ["σ"] + methods + ["allocation: min upper"], rows) + _seconds(methods, cells)
+    text = table(
+        f"ε vs σ (Gaussian, δ = {delta:g}, t = 10⁶, Poisson λ = 1/t) — {_timed_total(cells):.0f} s",
+        ["σ"] + methods + ["allocation: min upper"],
+        rows,
+    ) + _seconds(methods, cells)
 
     def draw(ax):
         for j, (label, style) in enumerate(zip(methods, ["k-", "C0s--", "C0:", "C1:", "C2^-", "C1o-"])):
@@ -191,6 +204,7 @@ def _sigma_panel(t: int, delta: float, sigmas: list, with_pld: bool, name: str) 
         ax.set_xlabel("σ")
         ax.set_ylabel("ε (upper)")
         ax.set_title(f"ε vs σ, δ = {delta:g}, t = 1e6")
+
     return text + _plot(name, draw, sigmas)
 
 
@@ -202,13 +216,19 @@ def compare_epochs(quick: bool) -> str:
     rows, cells = [], []
     for e in epochs:
         alloc, pois = Config(Gaussian(1), steps=t, epochs=e), Config(Gaussian(1), scheme="poisson", steps=t, epochs=e)
-        row = [query("epsilon", alloc, delta, "both", "pld"), query("epsilon", alloc, delta, "remove", "rdp"),
-               query("epsilon", pois, delta, "both", "pld", settings=poisson_settings(1 / t, t * e, delta)),
-               query("epsilon", pois, delta, "remove", "rdp")]
+        row = [
+            query("epsilon", alloc, delta, "both", "pld"),
+            query("epsilon", alloc, delta, "remove", "rdp"),
+            query("epsilon", pois, delta, "both", "pld", settings=poisson_settings(1 / t, t * e, delta)),
+            query("epsilon", pois, delta, "remove", "rdp"),
+        ]
         cells.append(row)
         rows.append([str(e)] + [c.text() for c in row])
-    text = table(f"ε vs epochs (Gaussian σ = 1, δ = 1e-8, t = 10⁴; [004] Fig. 7) — {_timed_total(cells):.0f} s",
-                 ["E"] + methods, rows) + _seconds(methods, cells)
+    text = table(
+        f"ε vs epochs (Gaussian σ = 1, δ = 1e-8, t = 10⁴; [004] Fig. 7) — {_timed_total(cells):.0f} s",
+        ["E"] + methods,
+        rows,
+    ) + _seconds(methods, cells)
 
     def draw(ax):
         for j, (label, style) in enumerate(zip(methods, ["C1o-", "C1:", "C0s-", "C0:"])):
@@ -217,6 +237,7 @@ def compare_epochs(quick: bool) -> str:
         ax.set_xlabel("epochs E")
         ax.set_ylabel("ε (upper)")
         ax.set_title("ε vs epochs, σ = 1, δ = 1e-8, t = 1e4")
+
     return text + _plot("epochs", draw, epochs)
 
 
@@ -228,13 +249,17 @@ def compare_steps(quick: bool, sigma: float = 0.3) -> str:
     rows, cells = [], []
     for t in steps:
         alloc, pois = Config(Gaussian(sigma), steps=t), Config(Gaussian(sigma), scheme="poisson", steps=t)
-        row = [query("epsilon", alloc, delta, "both", "exact") if t <= 2 else Cell(na="t > 2"),
-               query("epsilon", alloc, delta, "both", "pld"), query("epsilon", alloc, delta, "remove", "rdp"),
-               query("epsilon", pois, delta, "both", "pld", settings=poisson_settings(1 / t, t, delta))]
+        row = [
+            query("epsilon", alloc, delta, "both", "exact") if t <= 2 else Cell(na="t > 2"),
+            query("epsilon", alloc, delta, "both", "pld"),
+            query("epsilon", alloc, delta, "remove", "rdp"),
+            query("epsilon", pois, delta, "both", "pld", settings=poisson_settings(1 / t, t, delta)),
+        ]
         cells.append(row)
         rows.append([str(t)] + [c.text() for c in row])
-    text = table(f"ε vs t (Gaussian σ = {sigma:g}, δ = 1e-4; [004] Fig. 6) — {_timed_total(cells):.0f} s",
-                 ["t"] + methods, rows) + _seconds(methods, cells)
+    text = table(
+        f"ε vs t (Gaussian σ = {sigma:g}, δ = 1e-4; [004] Fig. 6) — {_timed_total(cells):.0f} s", ["t"] + methods, rows
+    ) + _seconds(methods, cells)
 
     def draw(ax):
         for j, (label, style) in enumerate(zip(methods, ["k*", "C1o-", "C1:", "C0s-"])):
@@ -243,6 +268,7 @@ def compare_steps(quick: bool, sigma: float = 0.3) -> str:
         ax.set_xlabel("steps t")
         ax.set_ylabel("ε (upper)")
         ax.set_title(f"ε vs t, σ = {sigma:g}, δ = 1e-4")
+
     return text + _plot("steps", draw, steps)
 
 
@@ -256,14 +282,19 @@ def compare_k(quick: bool) -> str:
     rows, cells = [], []
     for k in ks:
         alloc, pois = Config(Gaussian(sigma), steps=t, k=k), Config(Gaussian(sigma), scheme="poisson", steps=t, k=k)
-        row = [Cell(na="skipped in --quick") if quick else query("epsilon", alloc, delta, "both", "pld"),
-               query("epsilon", alloc, delta, "remove", "rdp"),
-               query("epsilon", pois, delta, "both", "pld", settings=poisson_settings(k / t, t, delta)),
-               query("epsilon", pois, delta, "remove", "rdp")]
+        row = [
+            Cell(na="skipped in --quick") if quick else query("epsilon", alloc, delta, "both", "pld"),
+            query("epsilon", alloc, delta, "remove", "rdp"),
+            query("epsilon", pois, delta, "both", "pld", settings=poisson_settings(k / t, t, delta)),
+            query("epsilon", pois, delta, "remove", "rdp"),
+        ]
         cells.append(row)
         rows.append([str(k)] + [c.text() for c in row])
-    text = table(f"ε vs k (Gaussian σ = 0.6, δ = 1e-6, t = 1024; [004] Fig. 9) — {_timed_total(cells):.0f} s",
-                 ["k"] + methods, rows) + _seconds(methods, cells)
+    text = table(
+        f"ε vs k (Gaussian σ = 0.6, δ = 1e-6, t = 1024; [004] Fig. 9) — {_timed_total(cells):.0f} s",
+        ["k"] + methods,
+        rows,
+    ) + _seconds(methods, cells)
 
     def draw(ax):
         for j, (label, style) in enumerate(zip(methods, ["C1o-", "C1:", "C0s-", "C0:"])):
@@ -273,6 +304,7 @@ def compare_k(quick: bool) -> str:
         ax.set_xlabel("k (allocations per element)")
         ax.set_ylabel("ε (upper)")
         ax.set_title("ε vs k, σ = 0.6, δ = 1e-6, t = 1024")
+
     return text + _plot("k", draw, ks)
 
 
@@ -286,10 +318,15 @@ def compare_cross(quick: bool) -> str:
     rows = []
     for eps, row in zip(epsilons, cells):
         winner = ["alloc" if r[0].upper < r[1].upper else "poisson" for r in (row[:2], row[2:])]
-        rows.append([f"{eps:g}"] + [f"{c.upper:.6g}" if not c.na else "n/a" for c in row]
-                    + [f"{winner[0]} / {winner[1]}"])
-    text = table(f"Exact δ(ε), Gaussian σ = 1, t = 2: allocation vs Poisson λ = 1/2 ([003] Fig. 7, I10) — "
-                 f"{_timed_total(cells):.0f} s", ["ε"] + labels + ["smaller δ (remove / add)"], rows)
+        rows.append(
+            [f"{eps:g}"] + [f"{c.upper:.6g}" if not c.na else "n/a" for c in row] + [f"{winner[0]} / {winner[1]}"]
+        )
+    text = table(
+        f"Exact δ(ε), Gaussian σ = 1, t = 2: allocation vs Poisson λ = 1/2 ([003] Fig. 7, I10) — "
+        f"{_timed_total(cells):.0f} s",
+        ["ε"] + labels + ["smaller δ (remove / add)"],
+        rows,
+    )
     lo, hi = _crossing(alloc, pois, "remove", 0.5, 1.0, 0.01 if quick else 1e-3)
     text += f"\nThe remove profiles cross at ε ∈ [{lo:.4g}, {hi:.4g}] (bisection on the exact difference).\n"
 
@@ -302,13 +339,16 @@ def compare_cross(quick: bool) -> str:
         ax.set_xlabel("ε")
         ax.set_ylabel("δ(ε) (exact)")
         ax.set_title("Exact profiles, σ = 1, t = 2: allocation vs Poisson(1/2)")
+
     return text + _plot("cross", draw)
 
 
 def _crossing(a: Config, b: Config, direction: str, lo: float, hi: float, tol: float) -> tuple[float, float]:
     """[lo, hi] containing an ε where the exact δ_a(ε) − δ_b(ε) changes sign (its sign differs at lo and hi)."""
+
     def diff(eps):
-        return (query("delta", a, eps, direction, "exact").upper - query("delta", b, eps, direction, "exact").upper)
+        return query("delta", a, eps, direction, "exact").upper - query("delta", b, eps, direction, "exact").upper
+
     sign_lo = diff(lo) > 0
     if (diff(hi) > 0) == sign_lo:
         raise ValueError(f"no sign change of the {direction} difference on [{lo}, {hi}]")
@@ -322,11 +362,16 @@ def compare_mc(quick: bool) -> str:
     """Monte Carlo interval vs the certified pld bracket: δ(ε), remove, σ = 1, t = 100 (k = 1)."""
     epsilons = [0.5, 1.0, 2.0, 3.0]
     config = Config(Gaussian(1), steps=100)
-    cells = [[query("delta", config, eps, "remove", "mc"), query("delta", config, eps, "remove", "pld")]
-             for eps in epsilons]
+    cells = [
+        [query("delta", config, eps, "remove", "mc"), query("delta", config, eps, "remove", "pld")] for eps in epsilons
+    ]
     rows = [[f"{e:g}", mc.text(), pld.text(), f"{mc.upper / pld.upper:.3g}"] for e, (mc, pld) in zip(epsilons, cells)]
-    text = table(f"δ(ε) remove, Gaussian σ = 1, t = 100: mc (95%, default samples, fixed seed) vs pld — "
-                 f"{_timed_total(cells):.0f} s", ["ε", "mc interval", "pld bracket", "mc upper / pld upper"], rows)
+    text = table(
+        f"δ(ε) remove, Gaussian σ = 1, t = 100: mc (95%, default samples, fixed seed) vs pld — "
+        f"{_timed_total(cells):.0f} s",
+        ["ε", "mc interval", "pld bracket", "mc upper / pld upper"],
+        rows,
+    )
 
     def draw(ax):
         for j, (label, style) in enumerate(zip(["mc 95% interval", "pld bracket"], ["C2v:", "C1o-"])):
@@ -335,6 +380,7 @@ def compare_mc(quick: bool) -> str:
         ax.set_xlabel("ε")
         ax.set_ylabel("δ(ε), remove (upper ends)")
         ax.set_title("Monte Carlo interval vs certified bracket, σ = 1, t = 100")
+
     return text + _plot("mc", draw)
 
 
@@ -362,18 +408,34 @@ def compare_timing(quick: bool) -> str:
         if quick and m in SLOW_TO_TIME:
             rows.append([m, "", "not timed in --quick", ""])
             continue
-        out = subprocess.run([sys.executable, "-c", TIMING_CODE.format(m=m)], capture_output=True, text=True,
-                             check=True).stdout.split()
+        out = subprocess.run(
+            [sys.executable, "-c", TIMING_CODE.format(m=m)], capture_output=True, text=True, check=True
+        ).stdout.split()
         seconds, lo, hi, direction = float(out[0]), float(out[1]), float(out[2]), out[3]
-        cell = Cell(lo, hi, seconds, "upper-only" if m in UPPER_ONLY else ("statistical" if m == "mc" else "bound"),
-                    na="" if math.isfinite(hi) else "n/a")
+        cell = Cell(
+            lo,
+            hi,
+            seconds,
+            "upper-only" if m in UPPER_ONLY else ("statistical" if m == "mc" else "bound"),
+            na="" if math.isfinite(hi) else "n/a",
+        )
         rows.append([m, direction, cell.text(), f"{seconds:.2f}"])
-    return table("Wall clock, ε(δ = 1e-5), Gaussian σ = 1, t = 1000, default options (fresh process each)",
-                 ["method", "direction", "ε", "seconds"], rows)
+    return table(
+        "Wall clock, ε(δ = 1e-5), Gaussian σ = 1, t = 1000, default options (fresh process each)",
+        ["method", "direction", "ε", "seconds"],
+        rows,
+    )
 
 
-COMPARISONS = {"sigma": compare_sigma, "epochs": compare_epochs, "steps": compare_steps, "k": compare_k,
-               "cross": compare_cross, "mc": compare_mc, "timing": compare_timing}
+COMPARISONS = {
+    "sigma": compare_sigma,
+    "epochs": compare_epochs,
+    "steps": compare_steps,
+    "k": compare_k,
+    "cross": compare_cross,
+    "mc": compare_mc,
+    "timing": compare_timing,
+}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -385,8 +447,10 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     FIGURES = args.out
     start = time.perf_counter()
-    print(f"# verialloc methods comparison — {time.strftime('%Y-%m-%d %H:%M')} — "
-          f"{platform.machine()}, python {platform.python_version()}{' (quick)' if args.quick else ''}\n")
+    print(
+        f"# verialloc methods comparison — {time.strftime('%Y-%m-%d %H:%M')} — "
+        f"{platform.machine()}, python {platform.python_version()}{' (quick)' if args.quick else ''}\n"
+    )
     for name in args.only or COMPARISONS:
         print(COMPARISONS[name](args.quick), flush=True)
     print(f"total {time.perf_counter() - start:.0f} s")

@@ -12,6 +12,7 @@ rerun skips the cells already there (resumable). Goal per cell (#13): finite, �
 k = 1 and ≤ 10 % for k > 1; `--plot` draws docs/figures/perf_map_delta*.png (gap colour, seconds in each cell);
 `--markdown` prints one table per (k, δ) for docs/benchmarks.md (gap and seconds per cell, ✗ where it misses).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,9 +50,29 @@ def key(cell: dict) -> str:
 
 def run_cell(cell: dict, budget: float) -> dict:
     """One CLI call; the row is the cell plus status, lower, upper, gap and seconds."""
-    argv = [sys.executable, "-m", "verialloc.cli", "epsilon", "--mechanism", "gaussian", "--sigma", cell["sigma"],
-            "--steps", str(cell["steps"]), "--epochs", str(cell["epochs"]), "--k", str(cell["k"]),
-            "--delta", cell["delta"], "--method", "pld", "--budget", str(budget), "--json"]
+    argv = [
+        sys.executable,
+        "-m",
+        "verialloc.cli",
+        "epsilon",
+        "--mechanism",
+        "gaussian",
+        "--sigma",
+        cell["sigma"],
+        "--steps",
+        str(cell["steps"]),
+        "--epochs",
+        str(cell["epochs"]),
+        "--k",
+        str(cell["k"]),
+        "--delta",
+        cell["delta"],
+        "--method",
+        "pld",
+        "--budget",
+        str(budget),
+        "--json",
+    ]
     start = time.monotonic()
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=2 * budget + 30)
@@ -65,14 +86,19 @@ def run_cell(cell: dict, budget: float) -> dict:
     out = json.loads(done.stdout)
     lower, upper = float(out["lower"]), float(out["upper"])
     gap = (upper - lower) / upper if math.isfinite(upper) and upper > 0 else math.inf
-    return {**cell, "status": "ok", "seconds": seconds, "lower": out["lower"], "upper": out["upper"],
-            "gap": gap if math.isfinite(gap) else "inf"}
+    return {
+        **cell,
+        "status": "ok",
+        "seconds": seconds,
+        "lower": out["lower"],
+        "upper": out["upper"],
+        "gap": gap if math.isfinite(gap) else "inf",
+    }
 
 
 def meets_goal(row: dict) -> bool:
     gap = row.get("gap")
-    return (row["status"] == "ok" and gap != "inf" and gap <= GOAL_GAP[row["k"]]
-            and row["seconds"] <= GOAL_SECONDS)
+    return row["status"] == "ok" and gap != "inf" and gap <= GOAL_GAP[row["k"]] and row["seconds"] <= GOAL_SECONDS
 
 
 def load(path: Path) -> dict:
@@ -87,6 +113,7 @@ def load(path: Path) -> dict:
 
 def plot(rows: dict, deltas) -> None:
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
@@ -123,8 +150,11 @@ def markdown(rows: dict, deltas, ks) -> str:
     cols = [(t, e) for t in STEPS for e in EPOCHS]
     for k in ks:
         for delta in deltas:
-            found = [rows.get(key({"sigma": s, "steps": t, "epochs": e, "k": k, "delta": delta}))
-                     for s in SIGMAS for t, e in cols]
+            found = [
+                rows.get(key({"sigma": s, "steps": t, "epochs": e, "k": k, "delta": delta}))
+                for s in SIGMAS
+                for t, e in cols
+            ]
             met = sum(1 for r in found if r is not None and meets_goal(r))
             out.append(f"**k = {k}, δ = {delta}**: {met} of {len(found)} cells meet the goal\n")
             out.append("| σ | " + " | ".join(f"t={t:g} E={e}" for t, e in cols) + " |")
@@ -172,8 +202,16 @@ def main(argv=None) -> None:
             rows[key(cell)] = row
             fh.write(json.dumps(row) + "\n")
             fh.flush()
-            print(key(cell), row["status"], row.get("lower"), row.get("upper"), row["seconds"], "s",
-                  "" if meets_goal(row) else "MISS", flush=True)
+            print(
+                key(cell),
+                row["status"],
+                row.get("lower"),
+                row.get("upper"),
+                row["seconds"],
+                "s",
+                "" if meets_goal(row) else "MISS",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 Each module exposes `run() -> list[dict]` and `main()`; figures for docs/benchmarks.md are taken from one
 run of this script so that ratios compare numbers measured side by side.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -17,8 +18,10 @@ MODULES = ["bench_rdp_forms", "bench_pld", "bench_poisson", "bench_rows", "bench
 
 
 def main(names: list[str]) -> None:
-    print(f"# verialloc benchmarks — {time.strftime('%Y-%m-%d %H:%M')} — {platform.processor() or platform.machine()}, "
-          f"python {platform.python_version()}")
+    print(
+        f"# verialloc benchmarks — {time.strftime('%Y-%m-%d %H:%M')} — {platform.processor() or platform.machine()}, "
+        f"python {platform.python_version()}"
+    )
     for name in names or MODULES:
         print(f"\n## {name}")
         importlib.import_module(name).main()

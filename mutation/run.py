@@ -6,6 +6,7 @@ the group's tests (mutmut picks, per mutant, the tests that cover the mutated fu
 build/mutation/report.json and a Markdown table on stdout — gives, per module, killed / survived / timeout and
 the score killed / (killed + survived) on the sample, and lists every survivor with its diff for triage.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,9 +26,17 @@ KILLED = {1, 3, 36, -24, 24, 152, 255, 37}  # failed test, pytest internal error
 
 
 def _config(group: dict) -> str:
-    lines = ["[mutmut]", "source_paths=", *[f"    {m}" for m in group["modules"]], "also_copy=", "    verialloc/",
-             "pytest_add_cli_args_test_selection=", *[f"    {t}" for t in group["tests"]],
-             "do_not_mutate_patterns=", *[f"    {p}" for p in MESSAGE_ONLY]]
+    lines = [
+        "[mutmut]",
+        "source_paths=",
+        *[f"    {m}" for m in group["modules"]],
+        "also_copy=",
+        "    verialloc/",
+        "pytest_add_cli_args_test_selection=",
+        *[f"    {t}" for t in group["tests"]],
+        "do_not_mutate_patterns=",
+        *[f"    {p}" for p in MESSAGE_ONLY],
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -68,8 +77,14 @@ def run_group(name: str, per_module: int, seed: int, children: int) -> dict:
     report = {}
     for module, mutants in by_module.items():
         chosen = [m for m in mutants if m in sample]
-        tally = {"generated": len(mutants), "sampled": len(chosen), "killed": 0, "survived": 0, "no_tests": 0,
-                 "survivors": {}}
+        tally = {
+            "generated": len(mutants),
+            "sampled": len(chosen),
+            "killed": 0,
+            "survived": 0,
+            "no_tests": 0,
+            "survivors": {},
+        }
         for m in chosen:
             code = codes.get(m)
             if code in KILLED:
@@ -102,10 +117,14 @@ def main(argv: list[str] | None = None) -> int:
         judged = t["killed"] + t["survived"]
         killed, survived = killed + t["killed"], survived + t["survived"]
         score = f"{100 * t['killed'] / judged:.0f}%" if judged else "—"
-        print(f"| {module} | {t['generated']} | {t['sampled']} | {t['killed']} | {t['survived']} | "
-              f"{t['no_tests']} | {score} |")
+        print(
+            f"| {module} | {t['generated']} | {t['sampled']} | {t['killed']} | {t['survived']} | "
+            f"{t['no_tests']} | {score} |"
+        )
     total = 100 * killed / max(killed + survived, 1)
-    print(f"\nscore on the sample: {killed}/{killed + survived} = {total:.1f}%; survivors' diffs in {OUT / 'report.json'}")
+    print(
+        f"\nscore on the sample: {killed}/{killed + survived} = {total:.1f}%; survivors' diffs in {OUT / 'report.json'}"
+    )
     return 0
 
 

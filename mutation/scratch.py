@@ -1,4 +1,5 @@
 """Copies of the repository's tracked files (plus uncommitted edits to them): mutations never touch the work tree."""
+
 from __future__ import annotations
 
 import contextlib

@@ -3,6 +3,7 @@
 Each check is registered with its ID, the statement it checks and its method (symbolic / exact /
 numeric / doc-only); it raises AssertionError on failure. `python -m proofs_checks` runs them all.
 """
+
 from __future__ import annotations
 
 import re
@@ -24,9 +25,11 @@ CHECKS: list[Check] = []
 
 def check(id: str, statement: str, method: str):
     """Register a function as the check of `id`."""
+
     def register(fn):
         CHECKS.append(Check(id, statement, method, fn))
         return fn
+
     return register
 
 
@@ -38,8 +41,15 @@ def doc_only(id: str, statement: str, reason: str) -> None:
 def load_all() -> list[Check]:
     """Import every check module once (each registers its checks) and return the checks in ID order."""
     from . import (  # noqa: F401
-        allocation_bounds, experiments, lemmas, partition_rdp, pld_algorithms, shuffle_checkin, typographic,
+        allocation_bounds,
+        experiments,
+        lemmas,
+        partition_rdp,
+        pld_algorithms,
+        shuffle_checkin,
+        typographic,
     )
+
     return sorted(CHECKS, key=_order)
 
 

@@ -3,6 +3,7 @@
 `--markdown` prints the same table as Markdown (ID, statement, method, result; doc-only rows give their
 reason; no timings, so the table is reproducible and can be kept in sync with docs/verification.md).
 """
+
 import argparse
 import sys
 import time

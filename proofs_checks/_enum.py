@@ -6,6 +6,7 @@ sequence → (mass under the first distribution, mass under the second). A loss 
 likelihood ratio → mass, the ratio standing for the loss ln(ratio) (0 ↔ −inf, INF ↔ +inf), so laws
 of losses are compared exactly without logarithms.
 """
+
 from __future__ import annotations
 
 import math

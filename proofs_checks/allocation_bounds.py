@@ -3,6 +3,7 @@
 Finite pairs are enumerated exactly with Fractions (e^ε chosen rational so every hockey-stick value is a
 rational); the Gaussian parts are symbolic (sympy) or use the §12.1 reference values.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -30,8 +31,12 @@ def _gammas(lam, t, kappa):
     return g, 1 + kappa * (g - 1), 1 + (kappa - 1) / g, 1 / (1 - (1 - 1 / kappa) / g)
 
 
-@check("E1", "v1's two-sided decomposition bound fails for add: P=(5/6,1/6), Q=(2/3,1/3), t=3, λ=1/6, ε=ln 1.5: "
-       "δ←_A = 1/108 > γ→·max δ_P(ε→) ≈ 0.00593; F37's γ←, ε← hold", "exact")
+@check(
+    "E1",
+    "v1's two-sided decomposition bound fails for add: P=(5/6,1/6), Q=(2/3,1/3), t=3, λ=1/6, ε=ln 1.5: "
+    "δ←_A = 1/108 > γ→·max δ_P(ε→) ≈ 0.00593; F37's γ←, ε← hold",
+    "exact",
+)
 def check_e1():
     p, q, t, lam, kappa = _E1_P, _E1_Q, 3, Fr(1, 6), Fr(3, 2)
     alloc, pois = allocation(p, q, t), poisson(p, q, t, lam)
@@ -50,8 +55,12 @@ def _moment(a, b, alpha) -> Fr:
     return sum((y * (x / y) ** alpha for x, y in zip(a, b) if y), Fr(0))
 
 
-@check("E2", "partition RDP (F38) is remove-only: P=(1/4,3/4), Q=(2/3,1/3), t=2, α=2: F38 gives D₂ = 89/64 "
-       "(= enumerated remove), the add direction has D₂ = 892/567 > 89/64", "exact")
+@check(
+    "E2",
+    "partition RDP (F38) is remove-only: P=(1/4,3/4), Q=(2/3,1/3), t=2, α=2: F38 gives D₂ = 89/64 "
+    "(= enumerated remove), the add direction has D₂ = 892/567 > 89/64",
+    "exact",
+)
 def check_e2():
     p, q, t = _ADD_P, _ADD_Q, 2
     a, b = zip(*allocation(p, q, t).values())
@@ -67,10 +76,11 @@ def _gaussian_z():
     s, lam = sp.Symbol("sigma", positive=True), sp.Symbol("lam", positive=True)
 
     def dens(m):
-        return sp.exp(-(x - m) ** 2 / (2 * s**2)) / sp.sqrt(2 * sp.pi * s**2)
+        return sp.exp(-((x - m) ** 2) / (2 * s**2)) / sp.sqrt(2 * sp.pi * s**2)
 
-    z = sp.integrate(sp.expand(sp.powsimp(dens(1) ** lam * dens(0) ** (1 - lam), force=True)), (x, -sp.oo, sp.oo),
-                     conds="none")
+    z = sp.integrate(
+        sp.expand(sp.powsimp(dens(1) ** lam * dens(0) ** (1 - lam), force=True)), (x, -sp.oo, sp.oo), conds="none"
+    )
     return z, s, lam
 
 
@@ -79,8 +89,12 @@ def _gauss_delta(eps, sigma):
     return mp.ncdf(1 / (2 * sigma) - eps * sigma) - mp.exp(eps) * mp.ncdf(-1 / (2 * sigma) - eps * sigma)
 
 
-@check("E6", "Z_λ = e^{−λ(1−λ)/(2σ²)} (symbolic; printed e^{+…} wrong); add bound F41 with ε' = ε + t ln Z holds, "
-       "printed ε' = ε − t ln Z fails (discrete pair, t=2; Gaussian σ=1, ε=1: 0.0195 < 0.0502 of §12.1)", "symbolic")
+@check(
+    "E6",
+    "Z_λ = e^{−λ(1−λ)/(2σ²)} (symbolic; printed e^{+…} wrong); add bound F41 with ε' = ε + t ln Z holds, "
+    "printed ε' = ε − t ln Z fails (discrete pair, t=2; Gaussian σ=1, ε=1: 0.0195 < 0.0502 of §12.1)",
+    "symbolic",
+)
 def check_e6():
     z, s, lam = _gaussian_z()
     assert sp.simplify(sp.log(z) + lam * (1 - lam) / (2 * s**2)) == 0
@@ -116,8 +130,12 @@ def _check_f41_discrete():
     assert violated, "the printed ε' = ε − t ln Z should violate the add profile somewhere"
 
 
-@check("E7", "[004] Thm 4.2 proof factor 2/(tη−√(tη)) = 2τ (not τ); the statement with τ holds via "
-       "Pr_P[ℓ>2ε] ≤ H_{e^ε}/(1−e^{−ε}) (random pairs) and F36 holds exactly (RR e^{ε0}=3, t=4, e^{ε'}=3/2)", "exact")
+@check(
+    "E7",
+    "[004] Thm 4.2 proof factor 2/(tη−√(tη)) = 2τ (not τ); the statement with τ holds via "
+    "Pr_P[ℓ>2ε] ≤ H_{e^ε}/(1−e^{−ε}) (random pairs) and F36 holds exactly (RR e^{ε0}=3, t=4, e^{ε'}=3/2)",
+    "exact",
+)
 def check_e7():
     e = sp.Symbol("e_eps", positive=True)  # e^{ε'} > 1
     t = sp.Symbol("t", positive=True)
@@ -126,8 +144,11 @@ def check_e7():
     factor = 2 / (t * eta - sp.sqrt(t * eta))
     assert sp.simplify(factor - 2 * tau) == 0 and sp.simplify(factor - tau) != 0
     # one-sided tail bound on finite pairs: S = {P/Q > κ²} in the set form of F2
-    pairs = [(F("1/2", "1/3", "1/6", "0"), F("1/6", "1/3", "1/4", "1/4")), (F("3/4", "1/4"), F("1/4", "3/4")),
-             (F("1/10", "2/5", "1/2"), F("1/2", "1/2", "0"))]
+    pairs = [
+        (F("1/2", "1/3", "1/6", "0"), F("1/6", "1/3", "1/4", "1/4")),
+        (F("3/4", "1/4"), F("1/4", "3/4")),
+        (F("1/10", "2/5", "1/2"), F("1/2", "1/2", "0")),
+    ]
     for p, q in pairs:
         for kappa in (Fr(11, 10), Fr(3, 2), Fr(2)):
             tail = sum((x for x, y in zip(p, q) if x > kappa**2 * y), Fr(0))
@@ -142,8 +163,12 @@ def check_e7():
         assert scheme_hockey(alloc, kappa, "add") <= scheme_hockey(pois, kappa, "add") + tau * kp**2 * add_prime
 
 
-@check("E8", "D_j = 1−e^ℓ ∈ [1−e^{ε0}, 1−e^{−ε0}] (printed reversed): range 2 sinh ε0, not 2 cosh ε0; "
-       "cosh ε0 ≤ 3ε0/2 fails (ε0=1/2: 1.128 > 0.75), sinh ε0 ≤ 3ε0/2 holds on [0,1]", "symbolic")
+@check(
+    "E8",
+    "D_j = 1−e^ℓ ∈ [1−e^{ε0}, 1−e^{−ε0}] (printed reversed): range 2 sinh ε0, not 2 cosh ε0; "
+    "cosh ε0 ≤ 3ε0/2 fails (ε0=1/2: 1.128 > 0.75), sinh ε0 ≤ 3ε0/2 holds on [0,1]",
+    "symbolic",
+)
 def check_e8():
     x = sp.Symbol("eps0", positive=True)
     lo, hi = 1 - sp.exp(x), 1 - sp.exp(-x)
@@ -167,8 +192,12 @@ def _bad_probability(weights, d_values, t, threshold) -> Fr:
     return total
 
 
-@check("E9", "bad event {λ_v > 1/(t(1−γ))} = {max Σ D_j > tγ}; [000]'s 1/(t(1+γ)) makes it sure (prob 1 > bound); "
-       "Azuma bound e^{−tγ²/(2 sinh²ε0)} ≤ e^{−tγ²/(2cosh²ε0)} holds (RR e^{ε0}=3, t=8)", "exact")
+@check(
+    "E9",
+    "bad event {λ_v > 1/(t(1−γ))} = {max Σ D_j > tγ}; [000]'s 1/(t(1+γ)) makes it sure (prob 1 > bound); "
+    "Azuma bound e^{−tγ²/(2 sinh²ε0)} ≤ e^{−tγ²/(2cosh²ε0)} holds (RR e^{ε0}=3, t=8)",
+    "exact",
+)
 def check_e9():
     t_, s, gam = sp.symbols("t S gamma", positive=True)
     lam_v = 1 / (t_ - s)  # F28: λ = 1/(t + Σ(e^ℓ − 1)) = 1/(t − Σ D_j), S = Σ D_j
@@ -188,8 +217,12 @@ def check_e9():
             assert wrong == 1 and wrong > cosh_bound
 
 
-@check("E12", "F25's expectation is the remove profile, not the undirected one: P=(5/6,1/6), Q=(1/3,2/3), t=2, "
-       "ε=ln 1.5: F25 = 1/9 = δ→, δ← = 5/18; F25's add form = δ←", "exact")
+@check(
+    "E12",
+    "F25's expectation is the remove profile, not the undirected one: P=(5/6,1/6), Q=(1/3,2/3), t=2, "
+    "ε=ln 1.5: F25 = 1/9 = δ→, δ← = 5/18; F25's add form = δ←",
+    "exact",
+)
 def check_e12():
     p, q, t = _E12_P, _E12_Q, 2
     alloc = allocation(p, q, t)
@@ -225,10 +258,14 @@ def _product(first: dict, second: dict) -> dict:
     return {(s, u): (a * c, b * d) for s, (a, b) in first.items() for u, (c, d) in second.items()}
 
 
-@check("F27u", "F27 with unequal blocks: cutting a uniform permutation of [t] into k − r blocks of ⌊t/k⌋ and "
-       "r = t mod k of ⌈t/k⌉ steps, one uniform step per block, picks a uniform k-subset (t = 5, k = 2; t = 7, "
-       "k = 3); hence δ_{A_{t,k}} ≤ δ of the blocks' composition (convexity, as in F27's proof): exact for "
-       "P=(5/6,1/6), Q=(2/3,1/3), both directions, and at most F27's ⌊t/k⌋ bound", "exact")
+@check(
+    "F27u",
+    "F27 with unequal blocks: cutting a uniform permutation of [t] into k − r blocks of ⌊t/k⌋ and "
+    "r = t mod k of ⌈t/k⌉ steps, one uniform step per block, picks a uniform k-subset (t = 5, k = 2; t = 7, "
+    "k = 3); hence δ_{A_{t,k}} ≤ δ of the blocks' composition (convexity, as in F27's proof): exact for "
+    "P=(5/6,1/6), Q=(2/3,1/3), both directions, and at most F27's ⌊t/k⌋ bound",
+    "exact",
+)
 def check_f27_unequal_blocks():
     p, q = _E1_P, _E1_Q
     for t, k in ((5, 2), (7, 3)):

@@ -2,6 +2,7 @@
 
 Symbolic (sympy) where the statement is symbolic, exact Fraction enumeration on small finite pairs otherwise.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -20,8 +21,12 @@ _PAIRS = [
 ]
 
 
-@check("F12", "advanced joint convexity (a), (b), (c) of [000] Lemma B.1 / [004] Claim D.3: integrand identities "
-       "(symbolic) and exact hockey-stick values on finite pairs", "symbolic")
+@check(
+    "F12",
+    "advanced joint convexity (a), (b), (c) of [000] Lemma B.1 / [004] Claim D.3: integrand identities "
+    "(symbolic) and exact hockey-stick values on finite pairs",
+    "symbolic",
+)
 def check_f12():
     q, p0, p1, eta, a, kap, lam = sp.symbols("q p0 p1 eta alpha kappa lambda", positive=True)
     a1 = 1 + (a - 1) / eta
@@ -51,8 +56,12 @@ def check_i3():
         assert hockey(p, q, 1) == hockey(q, p, 1)  # δ→(0) = δ←(0) = TV
 
 
-@check("F28/I29", "posterior λ_{v^i} = 1/(t + Σ_{j≤i}(e^{ℓ_j} − 1)) equals Bayes' rule (symbolic, i ≤ 3); "
-       "the posterior scheme T_t(R;*) equals A_t(R;*) (exact, t = 3)", "symbolic")
+@check(
+    "F28/I29",
+    "posterior λ_{v^i} = 1/(t + Σ_{j≤i}(e^{ℓ_j} − 1)) equals Bayes' rule (symbolic, i ≤ 3); "
+    "the posterior scheme T_t(R;*) equals A_t(R;*) (exact, t = 3)",
+    "symbolic",
+)
 def check_f28():
     t = sp.Symbol("t", positive=True)
     for i in range(4):
@@ -74,15 +83,20 @@ def check_f28():
         assert prob == mass, seq
 
 
-@check("F31/I30", "Poisson decomposition P_{t,λ}(R;*) = Σ_k B_{t,λ}(k) A_{t,k}(R;*) (A_{t,0} = Q^t) and "
-       "P = (1 − 1/γ→)Q^t + (1/γ→)P⁺, exactly over all sequences (t = 3, λ = 1/3)", "exact")
+@check(
+    "F31/I30",
+    "Poisson decomposition P_{t,λ}(R;*) = Σ_k B_{t,λ}(k) A_{t,k}(R;*) (A_{t,0} = Q^t) and "
+    "P = (1 − 1/γ→)Q^t + (1/γ→)P⁺, exactly over all sequences (t = 3, λ = 1/3)",
+    "exact",
+)
 def check_f31():
     p, q, t, lam = F("1/2", "1/3", "1/6"), F("1/6", "1/3", "1/2"), 3, Fr(1, 3)
     weights = [math.comb(t, k) * lam**k * (1 - lam) ** (t - k) for k in range(t + 1)]
     assert sum(weights) == 1
     pois = poisson(p, q, t, lam)
-    parts = [{s: m[1] for s, m in pois.items()}] + [{s: m[0] for s, m in allocation(p, q, t, k).items()}
-                                                    for k in range(1, t + 1)]
+    parts = [{s: m[1] for s, m in pois.items()}] + [
+        {s: m[0] for s, m in allocation(p, q, t, k).items()} for k in range(1, t + 1)
+    ]
     gamma = 1 / (1 - (1 - lam) ** t)
     for seq, (mass, qmass) in pois.items():
         assert mass == sum(w * part[seq] for w, part in zip(weights, parts)), seq
@@ -90,8 +104,12 @@ def check_f31():
         assert mass == (1 - 1 / gamma) * qmass + plus / gamma
 
 
-@check("F37/I31", "Lemma D.4 identities H(P⁺‖Q^t) = γ→H_{κ→}(P‖Q^t), H(Q^t‖P⁺) = γ←H_{κ←}(Q^t‖P) exactly; "
-       "decomposition bound ≥ exact (t = 3), equality at t = 1 (remove)", "exact")
+@check(
+    "F37/I31",
+    "Lemma D.4 identities H(P⁺‖Q^t) = γ→H_{κ→}(P‖Q^t), H(Q^t‖P⁺) = γ←H_{κ←}(Q^t‖P) exactly; "
+    "decomposition bound ≥ exact (t = 3), equality at t = 1 (remove)",
+    "exact",
+)
 def check_f37():
     for p, q in _PAIRS[:2]:
         for t, lam in ((1, Fr(1, 2)), (3, Fr(1, 3)), (3, Fr(4, 5))):
@@ -111,8 +129,12 @@ def check_f37():
                 assert scheme_hockey(allocs[0], kappa, "add") <= g_add * scheme_hockey(pois, k_add, "add")
 
 
-@check("F18", "CKS conversion: δ-form (1/(α−1))e^{(α−1)(ρ−ε)}(1−1/α)^α = δ ⇔ [001] ε-form "
-       "ε = ρ + (ln(1/δ) + (α−1)ln(1−1/α) − ln α)/(α−1) (symbolic)", "symbolic")
+@check(
+    "F18",
+    "CKS conversion: δ-form (1/(α−1))e^{(α−1)(ρ−ε)}(1−1/α)^α = δ ⇔ [001] ε-form "
+    "ε = ρ + (ln(1/δ) + (α−1)ln(1−1/α) − ln α)/(α−1) (symbolic)",
+    "symbolic",
+)
 def check_f18():
     a, rho, d = sp.symbols("alpha rho delta", positive=True)
     eps = rho + (sp.log(1 / d) + (a - 1) * sp.log(1 - 1 / a) - sp.log(a)) / (a - 1)
@@ -120,8 +142,11 @@ def check_f18():
     assert sp.simplify(sp.expand_log(sp.log(delta_form) - sp.log(d), force=True)) == 0
 
 
-@check("F14", "Gaussian helper integral ∫e^{k(2x−1)/(2σ²)} N(x;0,σ²)dx = e^{(k²−k)/(2σ²)} (symbolic), so "
-       "D_p = e^{p(p−1)/(2σ²)}", "symbolic")
+@check(
+    "F14",
+    "Gaussian helper integral ∫e^{k(2x−1)/(2σ²)} N(x;0,σ²)dx = e^{(k²−k)/(2σ²)} (symbolic), so D_p = e^{p(p−1)/(2σ²)}",
+    "symbolic",
+)
 def check_f14():
     x = sp.Symbol("x", real=True)
     s, k = sp.Symbol("sigma", positive=True), sp.Symbol("k", positive=True)
@@ -130,8 +155,12 @@ def check_f14():
     assert sp.simplify(sp.log(value) - (k**2 - k) / (2 * s**2)) == 0
 
 
-@check("I27", "F39 at t = 1 is α/(2σ²) (α = 2..6) and R₂(P̄_t‖Q^t) = ln(1 + (e^{1/σ²} − 1)/t) from the partition "
-       "form (symbolic t, σ)", "symbolic")
+@check(
+    "I27",
+    "F39 at t = 1 is α/(2σ²) (α = 2..6) and R₂(P̄_t‖Q^t) = ln(1 + (e^{1/σ²} − 1)/t) from the partition "
+    "form (symbolic t, σ)",
+    "symbolic",
+)
 def check_i27():
     s, t = sp.Symbol("sigma", positive=True), sp.Symbol("t", positive=True, integer=True)
 

@@ -1,4 +1,5 @@
 """Checks of the partition RDP of allocation (F38–F40) and its errata E3, E4, E5, E19, E21."""
+
 from __future__ import annotations
 
 import itertools
@@ -71,7 +72,11 @@ def _partition_moment(D, t, alpha) -> Fraction:
     return total / Fraction(t) ** alpha
 
 
-@check("E5", "D_α = t^{-α}Σ binom(t;C(Π))binom(α;Π)∏D_p (F38) matches enumeration; the printed Lemma E.1 form does not", "exact")
+@check(
+    "E5",
+    "D_α = t^{-α}Σ binom(t;C(Π))binom(α;Π)∏D_p (F38) matches enumeration; the printed Lemma E.1 form does not",
+    "exact",
+)
 def check_e5():
     p, q = [Fraction(1, 2), Fraction(1, 3), Fraction(1, 6)], [Fraction(1, 4), Fraction(1, 4), Fraction(1, 2)]
     for t in (1, 2, 3):
@@ -86,7 +91,9 @@ def check_e5():
     for part in sp.utilities.iterables.partitions(alpha, m=t):
         parts = tuple(k for k, c in part.items() for _ in range(c))
         coef = _coef_t_c(t, parts) * math.factorial(alpha) // math.prod(math.factorial(x) for x in parts)
-        printed += coef * math.prod((sp.Rational(D[x]) ** sp.Rational(alpha - 1, x - 1) if x > 1 else 1 for x in parts), start=sp.Integer(1))
+        printed += coef * math.prod(
+            (sp.Rational(D[x]) ** sp.Rational(alpha - 1, x - 1) if x > 1 else 1 for x in parts), start=sp.Integer(1)
+        )
     printed = sp.Rational(1, alpha - 1) * printed / t**alpha
     assert abs(sp.N(printed - truth, 30)) > sp.Rational(1, 100)
 
@@ -103,8 +110,10 @@ def check_e21():
     sigma = sp.Symbol("sigma", positive=True)
     n = lam = 3
     # F40 sum over compositions (k_1..k_n) of λ with multinomial weights (symbolic in σ)
-    f40 = sum(sp.factorial(lam) / sp.prod([sp.factorial(k) for k in v]) * sp.exp(sum(k * k for k in v) / (2 * sigma**2))
-              for v in _vectors(n, lam))
+    f40 = sum(
+        sp.factorial(lam) / sp.prod([sp.factorial(k) for k in v]) * sp.exp(sum(k * k for k in v) / (2 * sigma**2))
+        for v in _vectors(n, lam)
+    )
     f40 = sp.exp(-lam / (2 * sigma**2)) / n**lam * f40
     # F39: partitions with binom(t;C(Π)) binom(α;Π) exp(Σp²/(2σ²))
     f39 = 0
@@ -117,10 +126,18 @@ def check_e21():
     # App. B.1 worked example: contributions 18 ([2,1]), 6 ([1,1,1]), 3 ([3]); total weight 27 = 3^3
     weights = Counter()
     for v in _vectors(n, lam):
-        weights[tuple(sorted((k for k in v if k), reverse=True))] += math.factorial(lam) // math.prod(math.factorial(k) for k in v)
+        weights[tuple(sorted((k for k in v if k), reverse=True))] += math.factorial(lam) // math.prod(
+            math.factorial(k) for k in v
+        )
     assert weights == {(2, 1): 18, (1, 1, 1): 6, (3,): 3} and sum(weights.values()) == 27
     # printed Alg. 1 line 7: exponent Σk² (no /(2σ²)) and no (1/(λ−1)) ln: not equal to the RDP at σ = 2
-    printed = sp.exp(-lam) / n**lam * sum(sp.factorial(lam) / sp.prod([sp.factorial(k) for k in v]) * sp.exp(sum(k * k for k in v))
-                                          for v in _vectors(n, lam))
+    printed = (
+        sp.exp(-lam)
+        / n**lam
+        * sum(
+            sp.factorial(lam) / sp.prod([sp.factorial(k) for k in v]) * sp.exp(sum(k * k for k in v))
+            for v in _vectors(n, lam)
+        )
+    )
     correct = sp.log(f40) / (lam - 1)
     assert abs(sp.N((printed - correct).subs(sigma, 2), 30)) > 1

@@ -6,6 +6,7 @@ the project's float64 implementations (`verialloc.numeric.pld.allocation.geometr
 `verialloc.numeric.pld.subsample`) against those references; each printed variant is re-implemented locally
 (a few lines) to show that it fails.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -52,8 +53,12 @@ def check_f7():
     assert sum((m / x for x, m in lpq.items() if x != INF), Fr(0)) == sum((y for x, y in zip(_P, _Q) if x), Fr(0))
 
 
-@check("F26/I18", "ψ→_t(L_{P,Q}) = L_{P̄_t,Q^t} and ψ←_t(L_{Q,P}) = L_{Q^t,P̄_t} by enumeration (t = 1, 2, 3; "
-       "pair with zeros); D(L)'s +inf atom is the exp-value 0", "exact")
+@check(
+    "F26/I18",
+    "ψ→_t(L_{P,Q}) = L_{P̄_t,Q^t} and ψ←_t(L_{Q,P}) = L_{Q^t,P̄_t} by enumeration (t = 1, 2, 3; "
+    "pair with zeros); D(L)'s +inf atom is the exp-value 0",
+    "exact",
+)
 def check_f26():
     lpq, lqp = loss_law(_P, _Q), loss_law(_Q, _P)
     e_l, e_neg_dual = lpq, _exp_neg(dual(lpq))  # e^{L} and e^{−D(L)} as value laws
@@ -71,8 +76,12 @@ def _phi_inv(x, lam):
     return INF if x == INF else 1 + lam * (x - 1)
 
 
-@check("F47/I17", "φ→_λ(L_{P,Q}) = L_{P_λ,Q} (PMF form of Thm 3.3) and φ←_λ(L_{Q,P}) = L_{Q,P_λ}; λ = 1 identity; "
-       "mass (1−λ)Q(P=0) at ln(1−λ)", "exact")
+@check(
+    "F47/I17",
+    "φ→_λ(L_{P,Q}) = L_{P_λ,Q} (PMF form of Thm 3.3) and φ←_λ(L_{Q,P}) = L_{Q,P_λ}; λ = 1 identity; "
+    "mass (1−λ)Q(P=0) at ln(1−λ)",
+    "exact",
+)
 def check_f47():
     lpq, lqp = loss_law(_P, _Q), loss_law(_Q, _P)
     neg_dual = {(Fr(0) if x == INF else 1 / x): m for x, m in dual(lpq).items()}  # −D(L): ratio 1/x, +inf ↦ 0
@@ -98,8 +107,12 @@ def check_f47():
     assert loss_law([Fr(3, 10) * x + Fr(7, 10) * y for x, y in zip(_P, _Q)], _Q)[Fr(7, 10)] == Fr(21, 100)
 
 
-@check("F51/I20", "Claim B.2 counterexamples: V ⪯ U on {ln2, ln4} with D(V), D(U) unordered; φ→_{1/2} of δ_0 and δ_1 "
-       "unordered (masses (e+1)/(2e), (e−1)/(2e))", "symbolic")
+@check(
+    "F51/I20",
+    "Claim B.2 counterexamples: V ⪯ U on {ln2, ln4} with D(V), D(U) unordered; φ→_{1/2} of δ_0 and δ_1 "
+    "unordered (masses (e+1)/(2e), (e−1)/(2e))",
+    "symbolic",
+)
 def check_f51():
     v, u = {Fr(2): Fr(3, 5), Fr(4): Fr(2, 5)}, {Fr(2): Fr(2, 5), Fr(4): Fr(3, 5)}
     assert dominates(u, v) and not dominates(v, u)
@@ -139,8 +152,12 @@ def _realizations():
             yield dict(v), dict(u)
 
 
-@check("E13", "Claim B.2(3): D(U) ⪯_(0,c) D(V) needs c = E[e^{−V}] − E[e^{−U}] (B.2(1) pair: 0.05); the printed "
-       "c = f_U(∞) − f_V(∞) = 0 fails there; corrected c holds on all enumerated V ⪯ U", "exact")
+@check(
+    "E13",
+    "Claim B.2(3): D(U) ⪯_(0,c) D(V) needs c = E[e^{−V}] − E[e^{−U}] (B.2(1) pair: 0.05); the printed "
+    "c = f_U(∞) − f_V(∞) = 0 fails there; corrected c holds on all enumerated V ⪯ U",
+    "exact",
+)
 def check_e13():
     v, u = {Fr(2): Fr(3, 5), Fr(4): Fr(2, 5)}, {Fr(2): Fr(2, 5), Fr(4): Fr(3, 5)}
     printed = u.get(INF, 0) - v.get(INF, 0)
@@ -170,8 +187,12 @@ def _printed_self_conv_copies(t: int) -> int:
     return acc
 
 
-@check("E14", "self-conv of a point mass e^v, t copies → t·e^v with ≤ 2⌈log2 t⌉ convolutions (t=13: 5); printed "
-       "Alg. 3 returns 1 copy at t=2 and 7 at t=13", "numeric")
+@check(
+    "E14",
+    "self-conv of a point mass e^v, t copies → t·e^v with ≤ 2⌈log2 t⌉ convolutions (t=13: 5); printed "
+    "Alg. 3 returns 1 copy at t=2 and 7 at t=13",
+    "numeric",
+)
 def check_e14():
     assert _printed_self_conv_copies(2) == 1 and _printed_self_conv_copies(13) == 7
     v, step, n = 0.7, 0.05, 8
@@ -210,8 +231,12 @@ def _printed_conv_upper(x: GeometricDist, y: GeometricDist) -> list:
     return list(zip(grid, masses))
 
 
-@check("E15", "conv 'upper' rounds sums up (dominates the exact sum), 'lower' rounds down; printed Alg. 4 'upper' "
-       "(interval [l_i, l_{i+1}) → i) is dominated instead: margin < −0.1", "numeric")
+@check(
+    "E15",
+    "conv 'upper' rounds sums up (dominates the exact sum), 'lower' rounds down; printed Alg. 4 'upper' "
+    "(interval [l_i, l_{i+1}) → i) is dominated instead: margin < −0.1",
+    "numeric",
+)
 def check_e15():
     with mp.workdps(40):
         rng = np.random.default_rng(7)
@@ -234,12 +259,19 @@ def _pld(law: dict) -> PLD:
 
 def _same_law(pld: PLD, law: dict, tol=1e-12) -> bool:
     finite = sorted((math.log(x), float(m)) for x, m in law.items() if x not in (0, INF))
-    return (len(finite) == pld.losses.size and abs(pld.inf_mass - float(law.get(INF, 0))) < tol
-            and all(abs(a - l) < tol and abs(b - m) < tol for (l, m), a, b in zip(finite, pld.losses, pld.masses)))
+    return (
+        len(finite) == pld.losses.size
+        and abs(pld.inf_mass - float(law.get(INF, 0))) < tol
+        and all(abs(a - l) < tol and abs(b - m) < tol for (l, m), a, b in zip(finite, pld.losses, pld.masses))
+    )
 
 
-@check("E16", "PLD-subsam (Alg. 8/9): mass (1−λ)Q(P=0) = 0.21 at ln(1−λ) (printed drops it: total 0.79), "
-       "f_L(+inf) at −ln(1−λ) (printed top grid point under-reports δ); λ = 3/10, exact laws", "numeric")
+@check(
+    "E16",
+    "PLD-subsam (Alg. 8/9): mass (1−λ)Q(P=0) = 0.21 at ln(1−λ) (printed drops it: total 0.79), "
+    "f_L(+inf) at −ln(1−λ) (printed top grid point under-reports δ); λ = 3/10, exact laws",
+    "numeric",
+)
 def check_e16():
     lam = Fr(3, 10)
     p_lam = [lam * x + (1 - lam) * y for x, y in zip(_P, _Q)]
@@ -261,8 +293,12 @@ def check_e16():
     assert top < eps < -math.log(1 - float(lam)) and printed.delta(eps) == 0 < add.delta(eps) - 0.02
 
 
-@check("E17", "exp-space: the +inf atom of L← (Alg. 2) is the value 0: ψ← matches L_{Q^t,P̄_t}; as +inf it gives "
-       "an invalid (smaller) δ; D(L)'s +inf atom as +inf in Alg. 1 is valid but looser (pair with zeros, t=2)", "exact")
+@check(
+    "E17",
+    "exp-space: the +inf atom of L← (Alg. 2) is the value 0: ψ← matches L_{Q^t,P̄_t}; as +inf it gives "
+    "an invalid (smaller) δ; D(L)'s +inf atom as +inf in Alg. 1 is valid but looser (pair with zeros, t=2)",
+    "exact",
+)
 def check_e17():
     t = 2
     alloc = allocation(_P, _Q, t)

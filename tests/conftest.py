@@ -8,6 +8,7 @@
 
 `dev` is kept as an alias of `random` for existing habits.
 """
+
 import os
 import signal
 

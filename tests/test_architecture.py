@@ -5,6 +5,7 @@ or the floors below it, exact and numeric never import each other, and a numeric
 routes it declares. docs/architecture.md shows the picture `diagram()` draws from these declarations and the package
 tree; after adding, moving or removing a module, `python tests/test_architecture.py` rewrites that block.
 """
+
 import ast
 import sys
 from pathlib import Path
@@ -20,8 +21,23 @@ FLOORS = (
     ("checks", ("audit", "certify", "stability")),
     ("dispatch", ("api", "cost", "registry")),
     ("engines", ("exact", "numeric")),
-    ("foundation", ("budget", "config", "errors", "formatting", "io", "mechanisms", "method", "mp_lock", "result",
-                    "rounding", "runtime", "validation")),
+    (
+        "foundation",
+        (
+            "budget",
+            "config",
+            "errors",
+            "formatting",
+            "io",
+            "mechanisms",
+            "method",
+            "mp_lock",
+            "result",
+            "rounding",
+            "runtime",
+            "validation",
+        ),
+    ),
 )
 #: parts of one floor that never import each other
 INDEPENDENT = (("exact", "numeric"),)
@@ -57,7 +73,7 @@ def imports(path: Path) -> set:
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            base = package.split(".")[:len(package.split(".")) - node.level + 1] if node.level else []
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
             module = ".".join(base + ([node.module] if node.module else []))
             found.update(f"{module}.{alias.name}" for alias in node.names)
     return {name for name in found if name.startswith("verialloc.")}
@@ -100,8 +116,9 @@ def test_every_part_has_a_floor():
 
 def test_imports_go_down_the_floors():
     level = {p: len(FLOORS) - i for i, (_, floor) in enumerate(FLOORS) for p in floor}
-    bad = sorted((a, b) for a, b in edges(part)
-                 if level[b] > level[a] or (a, b) in INDEPENDENT or (b, a) in INDEPENDENT)
+    bad = sorted(
+        (a, b) for a, b in edges(part) if level[b] > level[a] or (a, b) in INDEPENDENT or (b, a) in INDEPENDENT
+    )
     assert not bad, f"imports going up the floors or between independent parts: {bad}"
 
 
@@ -109,13 +126,17 @@ def test_exact_layer_never_imports_numeric():
     """Architecture: data flows mechanism → (exact | numeric); the exact layer is the independent reference."""
     for path in (ROOT / "verialloc" / "exact").rglob("*.py"):
         text = path.read_text()
-        assert "numeric" not in "".join(line for line in text.splitlines() if line.lstrip().startswith(("import", "from"))), path
+        assert "numeric" not in "".join(
+            line for line in text.splitlines() if line.lstrip().startswith(("import", "from"))
+        ), path
 
 
 def test_numeric_layer_never_imports_exact():
     for path in (ROOT / "verialloc" / "numeric").rglob("*.py"):
         text = path.read_text()
-        assert ".exact" not in "".join(line for line in text.splitlines() if line.lstrip().startswith(("import", "from"))), path
+        assert ".exact" not in "".join(
+            line for line in text.splitlines() if line.lstrip().startswith(("import", "from"))
+        ), path
 
 
 def test_routes_import_only_the_routes_they_build_on():
@@ -150,14 +171,26 @@ def test_long_modules_say_why():
 #: because the type is the interface they read (a finite pair's atoms, a continuous pair's density); everything else
 #: asks the mechanism (mechanisms.base.Mechanism) what it declares
 TYPE_CHECKS = {
-    "verialloc.numeric.analytic.direct_add": "Gaussian", "verialloc.numeric.analytic.asymptotic": "Gaussian",
-    "verialloc.numeric.montecarlo.mc_accountant": "Gaussian", "verialloc.numeric.pld.summed_gaussian": "Gaussian",
-    "verialloc.certify.calibrate": "Gaussian", "verialloc.cli.certify": "Gaussian",
-    "verialloc.audit.adapters": "Gaussian", "verialloc.exact.finite_pair": "FinitePair",
-    "verialloc.exact.quadrature": "ContinuousMechanism", "verialloc.exact.accountant": "ContinuousMechanism",
+    "verialloc.numeric.analytic.direct_add": "Gaussian",
+    "verialloc.numeric.analytic.asymptotic": "Gaussian",
+    "verialloc.numeric.montecarlo.mc_accountant": "Gaussian",
+    "verialloc.numeric.pld.summed_gaussian": "Gaussian",
+    "verialloc.certify.calibrate": "Gaussian",
+    "verialloc.cli.certify": "Gaussian",
+    "verialloc.audit.adapters": "Gaussian",
+    "verialloc.exact.finite_pair": "FinitePair",
+    "verialloc.exact.quadrature": "ContinuousMechanism",
+    "verialloc.exact.accountant": "ContinuousMechanism",
 }
-MECHANISM_CLASSES = ("Gaussian", "Laplace", "RandomizedResponse", "DiscretePair", "FinitePair", "ContinuousMechanism",
-                     "DiscreteGaussian")
+MECHANISM_CLASSES = (
+    "Gaussian",
+    "Laplace",
+    "RandomizedResponse",
+    "DiscretePair",
+    "FinitePair",
+    "ContinuousMechanism",
+    "DiscreteGaussian",
+)
 
 
 def type_checks() -> dict:
@@ -184,9 +217,11 @@ def test_mechanism_knowledge_is_declared_not_switched_on():
 
 def pipeline_callers() -> list:
     """The modules that run the one pld pipeline (numeric.pld.pipeline.answer)."""
-    return sorted(name for name, path in modules().items()
-                  if any(i.startswith("verialloc.numeric.pld.pipeline") for i in imports(path))
-                  and "answer(" in path.read_text())
+    return sorted(
+        name
+        for name, path in modules().items()
+        if any(i.startswith("verialloc.numeric.pld.pipeline") for i in imports(path)) and "answer(" in path.read_text()
+    )
 
 
 def registries() -> list:
@@ -194,22 +229,30 @@ def registries() -> list:
     from verialloc import registry
     from verialloc.mechanisms.registry import MECHANISMS
 
-    lines = ["mechanisms (mechanisms/registry.py): --mechanism NAME -> its module, which declares what each layer",
-             "needs (parameter, exact profile, float loss law and moments, cost statistics, float64 range, closed forms)"]
+    lines = [
+        "mechanisms (mechanisms/registry.py): --mechanism NAME -> its module, which declares what each layer",
+        "needs (parameter, exact profile, float loss law and moments, cost statistics, float64 range, closed forms)",
+    ]
     width = max(len(n) for n in MECHANISMS)
     for name, cls in MECHANISMS.items():
         home = f"mechanisms/{cls.__module__.rpartition('.')[2]}.py"
         lines.append(f"  {name:<{width}}  {home:<31} --{cls.parameter}")
-    lines += ["", "methods (registry.py): --method NAME -> one object (options, flags, cost, float64 range) beside",
-              "the accountant module it runs"]
+    lines += [
+        "",
+        "methods (registry.py): --method NAME -> one object (options, flags, cost, float64 range) beside",
+        "the accountant module it runs",
+    ]
     width = max(len(n) for n in registry.METHODS)
     for name, m in registry.METHODS.items():
         home = type(m).__module__.removeprefix("verialloc.").replace(".", "/") + ".py"
         runs = m.accountant.__name__.rpartition(".")[2]
         flags = " ".join(f"--{f.name}" for f in m.flags) or "(no flags)"
         lines.append(f"  {name:<{width}}  {home:<28} runs {runs:<20} {flags}")
-    lines += ["", "the one pld pipeline: request -> numeric/pld/pipeline.answer (tail, tail-accurate, window, epochs,",
-              "grid chain, tightened lower ends) -> table.build -> PLD.delta_bound / PLD.epsilon_bound; run by:"]
+    lines += [
+        "",
+        "the one pld pipeline: request -> numeric/pld/pipeline.answer (tail, tail-accurate, window, epochs,",
+        "grid chain, tightened lower ends) -> table.build -> PLD.delta_bound / PLD.epsilon_bound; run by:",
+    ]
     lines += [f"  {name}" for name in pipeline_callers()]
     return lines
 
@@ -231,8 +274,10 @@ def diagram() -> str:
     entry = methods()
 
     def tree(folder: Path, prefix: str):
-        entries = sorted((p for p in folder.iterdir() if p.suffix == ".py" or (p / "__init__.py").exists()),
-                         key=lambda p: (p.is_dir(), p.name))
+        entries = sorted(
+            (p for p in folder.iterdir() if p.suffix == ".py" or (p / "__init__.py").exists()),
+            key=lambda p: (p.is_dir(), p.name),
+        )
         for i, p in enumerate(entries):
             last = i == len(entries) - 1
             mark = f"  <- method {entry[_name(p)]}" if p.is_file() and _name(p) in entry else ""
@@ -246,7 +291,13 @@ def diagram() -> str:
 
 def _doc_block() -> str:
     text = DOC.read_text()
-    return text[text.index(BEGIN) + len(BEGIN):text.index(END)].strip().removeprefix("```text").removesuffix("```").strip()
+    return (
+        text[text.index(BEGIN) + len(BEGIN) : text.index(END)]
+        .strip()
+        .removeprefix("```text")
+        .removesuffix("```")
+        .strip()
+    )
 
 
 def test_every_pld_answer_comes_from_the_one_pipeline():

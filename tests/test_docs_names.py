@@ -13,6 +13,7 @@ Every code span of docs/*.md (inline `…` and fenced ``` blocks) is scanned for
 
 Paths of production code (`numeric/pld/compose.py`, …) are not references to the suite and are not checked.
 """
+
 from __future__ import annotations
 
 import ast
@@ -24,15 +25,23 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = sorted((ROOT / "docs").glob("*.md"))
 SUITES = ("tests", "proofs_checks")
-ABBREVIATIONS = {"prop/": "tests/properties/", "num/": "tests/numeric/", "exact/": "tests/exact/",
-                 "inv/": "tests/invariants/"}
+ABBREVIATIONS = {
+    "prop/": "tests/properties/",
+    "num/": "tests/numeric/",
+    "exact/": "tests/exact/",
+    "inv/": "tests/invariants/",
+}
 
 # Names in docs that are not ours: docs/testing.md shows a test module another project would write
 # ("Example to copy into another project": test_my_accountant.py and its three tests). They test the reader's
 # accountant with verialloc.testing, so they are deliberately absent from our suite.
 USER_CODE_EXAMPLES = {
-    "testing.md": {"test_my_accountant", "test_gaussian_two_steps_both_directions",
-                   "test_large_t_against_the_certified_pld_bracket", "test_random_gaussian_allocations"},
+    "testing.md": {
+        "test_my_accountant",
+        "test_gaussian_two_steps_both_directions",
+        "test_large_t_against_the_certified_pld_bracket",
+        "test_random_gaussian_allocations",
+    },
 }
 
 SPAN = re.compile(r"```[^\n]*\n(.*?)```|`([^`\n]+(?:\n[^`\n]+)?)`", re.S)
@@ -47,8 +56,10 @@ def _definitions() -> dict[str, set[str]]:
         for path in sorted((ROOT / suite).rglob("*.py")):
             tree = ast.parse(path.read_text(), filename=str(path))
             defs[path.relative_to(ROOT).as_posix()] = {
-                node.name for node in ast.walk(tree)
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+                node.name
+                for node in ast.walk(tree)
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            }
     return defs
 
 
@@ -68,7 +79,7 @@ def _files(path: str) -> list[str] | None:
         return None
     for short, full in ABBREVIATIONS.items():
         if path.startswith(short):
-            path = full + path[len(short):]
+            path = full + path[len(short) :]
     pattern = re.escape(path).replace(r"\*", "[^/]*")
     if not path.startswith(SUITES):
         pattern = "(?:.*/)?" + pattern  # a bare file name: some file of that name in the suite
@@ -88,7 +99,7 @@ def references(doc: Path):
     for span in SPAN.finditer(text):
         body = span.group(1) if span.group(1) is not None else span.group(2)
         line = _line_of(text, span.start())
-        if re.search(r"\n\s*\n", text[end:span.start()]):
+        if re.search(r"\n\s*\n", text[end : span.start()]):
             current = set()
         end = span.end()
         rest = body
@@ -129,8 +140,9 @@ def references(doc: Path):
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda d: d.name)
 def test_test_names_in_docs_exist(doc):
-    problems = [f"docs/{doc.name}:{line}: `{written}`: {problem}"
-                for line, written, problem in references(doc) if problem]
+    problems = [
+        f"docs/{doc.name}:{line}: `{written}`: {problem}" for line, written, problem in references(doc) if problem
+    ]
     assert not problems, "stale test references:\n" + "\n".join(problems)
 
 

@@ -1,4 +1,5 @@
 """Decimal output keeps every requested digit and rounds brackets outward, exactly at any magnitude."""
+
 import re
 from fractions import Fraction
 
@@ -30,7 +31,7 @@ def test_negative_and_tiny_values():
     assert decimal(mp.inf, 5) == "+inf"
 
 
-@given(st.integers(1, 2 ** 200), st.integers(-4_000, 4_000), st.integers(1, 25), st.booleans())
+@given(st.integers(1, 2**200), st.integers(-4_000, 4_000), st.integers(1, 25), st.booleans())
 def test_rounds_to_the_digits_asked_against_exact_rationals(man, exp, digits, negative):
     """#14: the value is read exactly (it was first rounded to digits + 30 digits, then directed)."""
     with mp.workprec(man.bit_length()):  # x exact; decimal is called at the default 53 bits
@@ -57,7 +58,7 @@ def test_exact_binary_values_are_not_widened():
     assert decimal(mp.mpf(2) ** 200, 5) == "1.6069e+60" and decimal(mp.mpf("2.5"), 1) == "3.0"
 
 
-@pytest.mark.parametrize("power", [10 ** 600, -10 ** 600, 10 ** 3999])
+@pytest.mark.parametrize("power", [10**600, -(10**600), 10**3999])
 def test_astronomic_exponents_match_mpmath(power):
     """2^power with 8 digits: the leading digits and exponent of 10^(power·log10 2) by mpmath at 4100 digits. "down"
     printed 0.0 for e^(−5e599) and an exponent wrong after 36 digits (log10 at digits + 30 digits); nearest (mpmath's
@@ -66,7 +67,7 @@ def test_astronomic_exponents_match_mpmath(power):
     with mp.workdps(4100):
         z = power * mp.log10(2)
         top = int(mp.floor(z))
-        lead = mp.power(10, z - top) * 10 ** 7
+        lead = mp.power(10, z - top) * 10**7
     for rounding, expected in (("down", mp.floor(lead)), ("up", mp.ceil(lead)), ("nearest", mp.nint(lead))):
         text = decimal(x, 8, rounding)
         mantissa, exponent = re.fullmatch(r"(\d\.\d+)e([+-]\d+)", text).groups()

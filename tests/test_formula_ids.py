@@ -12,6 +12,7 @@ identifiers (no Python name in the scanned code is of the form F12 / E3 / I7 —
 written). What it would match, and is not a citation, is blanked out first by `NOT_CITATIONS`. This file itself
 is not scanned: it names IDs only as data.
 """
+
 from __future__ import annotations
 
 import re
@@ -42,7 +43,7 @@ NOT_CITATIONS = {
 # Cited IDs that the external reference does not define, so docs/formulas.md has no entry for them.
 NOT_IN_REFERENCE = {
     "F27u": "proofs_checks' own check name: F27 with blocks of unequal length (k − r blocks of ⌊t/k⌋ steps and "
-            "r = t mod k of ⌈t/k⌉); the reference states F27 for k | t only (docs/verification.md describes it)",
+    "r = t mod k of ⌈t/k⌉); the reference states F27 for k | t only (docs/verification.md describes it)",
 }
 
 
@@ -94,9 +95,11 @@ CITED = citations()
 def test_every_cited_id_is_defined():
     defined = set(headings())
     missing = sorted(set(CITED) - defined - set(NOT_IN_REFERENCE), key=_order)
-    assert not missing, (f"{len(missing)} cited ID(s) without a heading in docs/formulas.md "
-                         "(add an entry, or fix the citation):\n"
-                         + "\n".join(f"  {name}  first cited at {CITED[name]}" for name in missing))
+    assert not missing, (
+        f"{len(missing)} cited ID(s) without a heading in docs/formulas.md "
+        "(add an entry, or fix the citation):\n"
+        + "\n".join(f"  {name}  first cited at {CITED[name]}" for name in missing)
+    )
 
 
 def test_heading_ids_are_unique():

@@ -1,5 +1,6 @@
 """The proofs_checks registry (formulas.md §10, §13): every erratum E1–E29 is present, each executable check
 passes, every doc-only entry gives a reason, and the Markdown table lists every check."""
+
 import pytest
 
 from proofs_checks import load_all
@@ -45,6 +46,7 @@ def test_verification_page_lists_the_current_table():
     from pathlib import Path
 
     page = (Path(__file__).resolve().parents[1] / "docs" / "verification.md").read_text()
-    table = subprocess.run([sys.executable, "-m", "proofs_checks", "--markdown"], capture_output=True, text=True,
-                           check=True).stdout.strip()
+    table = subprocess.run(
+        [sys.executable, "-m", "proofs_checks", "--markdown"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert table in page

@@ -1,5 +1,6 @@
 """README examples run as written: console blocks (`$ verialloc ...` with their exact output; `...` stands for
 run-dependent text such as timings) and doctests."""
+
 import doctest
 import re
 import shlex

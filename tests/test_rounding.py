@@ -1,4 +1,5 @@
 """verialloc.rounding: directed rounding helpers for bound endpoints, against exact rationals / 50-digit mpmath."""
+
 import math
 from fractions import Fraction
 
@@ -9,15 +10,23 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from verialloc.rounding import (
-    _enclose, exp_up, float_down, float_up, round_down, round_up, trivial_delta_lower, trivial_epsilon_lower,
+    _enclose,
+    exp_up,
+    float_down,
+    float_up,
+    round_down,
+    round_up,
+    trivial_delta_lower,
+    trivial_epsilon_lower,
 )
+
 
 def two_ulps_up(x: float) -> float:
     """Two float64 steps above x (tightness: a rounded-down value is within two ulps, subnormals included)."""
     return math.nextafter(math.nextafter(x, math.inf), math.inf)
 
 
-rationals = st.fractions(min_value=-10**6, max_value=10**6, max_denominator=10**12)
+rationals = st.fractions(min_value=-(10**6), max_value=10**6, max_denominator=10**12)
 
 
 @given(rationals)
@@ -46,8 +55,13 @@ def test_round_down_and_up():
     assert np.array_equal(round_down(x)[2:], x[2:]) and np.array_equal(round_up(x)[2:], x[2:])
 
 
-@given(st.one_of(st.floats(-800, 0, allow_nan=False), rationals.filter(lambda v: v <= 0),
-                 st.integers(1, 2**20).map(lambda i: -Fraction(i, 2**60))))
+@given(
+    st.one_of(
+        st.floats(-800, 0, allow_nan=False),
+        rationals.filter(lambda v: v <= 0),
+        st.integers(1, 2**20).map(lambda i: -Fraction(i, 2**60)),
+    )
+)
 @settings(max_examples=200)
 def test_trivial_delta_lower_is_below_and_within_two_ulps(eps):
     value = trivial_delta_lower(eps)
@@ -57,8 +71,13 @@ def test_trivial_delta_lower_is_below_and_within_two_ulps(eps):
         assert mp.mpf(value) <= exact <= mp.mpf(two_ulps_up(value))
 
 
-@given(st.one_of(st.floats(1e-300, 1, exclude_max=True), rationals.filter(lambda v: 0 < v < 1),
-                 st.integers(1, 2**20).map(lambda i: Fraction(i, 2**60))))
+@given(
+    st.one_of(
+        st.floats(1e-300, 1, exclude_max=True),
+        rationals.filter(lambda v: 0 < v < 1),
+        st.integers(1, 2**20).map(lambda i: Fraction(i, 2**60)),
+    )
+)
 @settings(max_examples=200)
 def test_trivial_epsilon_lower_is_below_and_within_two_ulps(delta):
     value = trivial_epsilon_lower(delta)
@@ -70,17 +89,18 @@ def test_trivial_epsilon_lower_is_below_and_within_two_ulps(delta):
 
 #: arguments of every magnitude: tiny ones (continuous and dyadic, both signs) are where mpmath's interval exp
 #: returned [1, 1] (seed-243 run of #10: exp_up(2.6e-53) was 1.0 < e^x)
-signed_tiny = st.builds(lambda s, e: s * 10.0 ** e, st.sampled_from([-1, 1]), st.floats(-320, -8))
-signed_dyadic = st.builds(lambda s, i, k: s * Fraction(i, 2**k), st.sampled_from([-1, 1]), st.integers(1, 2**20),
-                          st.integers(30, 1100))
+signed_tiny = st.builds(lambda s, e: s * 10.0**e, st.sampled_from([-1, 1]), st.floats(-320, -8))
+signed_dyadic = st.builds(
+    lambda s, i, k: s * Fraction(i, 2**k), st.sampled_from([-1, 1]), st.integers(1, 2**20), st.integers(30, 1100)
+)
 
 
 @given(st.one_of(st.floats(-3000, 700), st.floats(-1e7, 1e5), signed_tiny, signed_dyadic))
 @example(-6978923.5)  # rdp's ln δ at ε = 700 of a pair with a 1e-20 mass: its Fraction rounding took 132 s
 @example(2.635063912189752e-53)
 @example(-2.635063912189752e-53)
-@example(2.0 ** -30)
-@example(-(2.0 ** -30))
+@example(2.0**-30)
+@example(-(2.0**-30))
 @settings(max_examples=200)
 def test_exp_up_is_above_and_tight(x):
     with mp.workdps(400):
@@ -90,7 +110,7 @@ def test_exp_up_is_above_and_tight(x):
     assert exp_up(-math.inf) == 0 and exp_up(0.0) == 1
 
 
-@pytest.mark.parametrize("x", [66.07131430507583, -1.2123872935947937e-07, 2.0 ** -30, -700.25, 1e-5])
+@pytest.mark.parametrize("x", [66.07131430507583, -1.2123872935947937e-07, 2.0**-30, -700.25, 1e-5])
 def test_interval_enclosures_contain_the_400_digit_values(x):
     """mpmath's iv.exp at 160 bits missed e^x by ~2^-170 relative at the first two points (both endpoints below
     it); the widened enclosure (_WIDEN = 2^-100) contains it."""

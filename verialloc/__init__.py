@@ -6,15 +6,23 @@ foundation (mechanisms, config, errors, …) -> exact | numeric -> api, cost -> 
 The names below load on first use (PEP 562): the pytest plugin (verialloc.testing.plugin) imports this package in
 every pytest run of every project where verialloc is installed, and must not pull in sympy, scipy and every method.
 """
+
 from __future__ import annotations
 
 import importlib
 
 #: public name -> the module that defines it
 _LAZY = {
-    "api": None, "Config": "config", "Bracket": "result",
-    "InvalidParameter": "errors", "UnsupportedRequest": "errors", "UsageError": "errors", "VeriallocError": "errors",
-    "DiscretePair": "mechanisms", "Gaussian": "mechanisms", "Laplace": "mechanisms",
+    "api": None,
+    "Config": "config",
+    "Bracket": "result",
+    "InvalidParameter": "errors",
+    "UnsupportedRequest": "errors",
+    "UsageError": "errors",
+    "VeriallocError": "errors",
+    "DiscretePair": "mechanisms",
+    "Gaussian": "mechanisms",
+    "Laplace": "mechanisms",
     "RandomizedResponse": "mechanisms",
 }
 __all__ = sorted(_LAZY)

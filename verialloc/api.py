@@ -18,6 +18,7 @@ method reports progress) are checked by the method. Calls from several threads r
 (verialloc.mp_lock: mpmath's precision is process-global). `budget=` takes seconds or a `cost.Budget` (default
 600 s and 8 GiB).
 """
+
 from __future__ import annotations
 
 from . import cost, registry
@@ -47,16 +48,18 @@ def _checked(query: str, config: Config, method: str, value, digits, budget, opt
 
 
 @serialized
-def delta(config: Config, epsilon, *, direction: str = "both", method: str = "exact", digits: int = 30,
-          budget=None, **options) -> Bracket:
+def delta(
+    config: Config, epsilon, *, direction: str = "both", method: str = "exact", digits: int = 30, budget=None, **options
+) -> Bracket:
     """Bracket [lower, upper] for δ(ε) of the dominating pair of `config`."""
     m, digits = _checked("delta", config, method, epsilon, digits, budget, options, direction)
     return m.delta(config, epsilon, direction, digits, **options)
 
 
 @serialized
-def epsilon(config: Config, delta, *, direction: str = "both", method: str = "exact", digits: int = 30,
-            budget=None, **options) -> Bracket:
+def epsilon(
+    config: Config, delta, *, direction: str = "both", method: str = "exact", digits: int = 30, budget=None, **options
+) -> Bracket:
     """Bracket [lower, upper] for ε(δ) = inf{ε : δ(ε) ≤ delta}."""
     m, digits = _checked("epsilon", config, method, delta, digits, budget, options, direction)
     return m.epsilon(config, delta, direction, digits, **options)

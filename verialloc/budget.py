@@ -3,6 +3,7 @@
 (the refusal, raised before any work starts). Each method estimates its own cost beside its code
 (`<route>/cost.py`); verialloc.cost checks the estimate against the budget and names the nearest setting that fits.
 """
+
 from __future__ import annotations
 
 import math
@@ -13,10 +14,10 @@ from .errors import InvalidParameter, UnsupportedRequest
 
 #: default per-query budget
 DEFAULT_SECONDS = 600.0
-DEFAULT_MEMORY = 8 * 2 ** 30
+DEFAULT_MEMORY = 8 * 2**30
 #: fixed overhead of a query (imports excluded), seconds, and resident baseline, bytes
 BASE_SECONDS = 0.05
-BASE_MEMORY = 150 * 2 ** 20
+BASE_MEMORY = 150 * 2**20
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ def seconds_text(s: float) -> str:
 
 
 def bytes_text(b: float) -> str:
-    return f"{b / 2 ** 30:.3g} GiB" if b >= 2 ** 30 else f"{b / 2 ** 20:.3g} MiB"
+    return f"{b / 2**30:.3g} GiB" if b >= 2**30 else f"{b / 2**20:.3g} MiB"
 
 
 # estimates read the query's values leniently: a value the method will refuse is estimated as small, and the method

@@ -1,4 +1,5 @@
 """An accounting configuration: mechanism, sampling scheme and its sizes (the inputs every method shares)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -27,7 +28,9 @@ class Config:
 
     def __post_init__(self):
         if not isinstance(self.mechanism, Mechanism):
-            raise InvalidParameter("mechanism", self.mechanism, "must be a verialloc mechanism (Gaussian, Laplace, ...)")
+            raise InvalidParameter(
+                "mechanism", self.mechanism, "must be a verialloc mechanism (Gaussian, Laplace, ...)"
+            )
         if self.scheme not in SCHEMES:
             raise InvalidParameter("scheme", self.scheme, "must be one of " + "|".join(SCHEMES))
         steps = integer("steps", self.steps, lo=1)
@@ -43,8 +46,12 @@ class Config:
     def as_dict(self) -> dict:
         """Echo of the inputs, as strings where exactness matters."""
         out = {
-            "mechanism": self.mechanism.name, "params": self.mechanism.params(), "scheme": self.scheme,
-            "steps": self.steps, "k": self.k, "epochs": self.epochs,
+            "mechanism": self.mechanism.name,
+            "params": self.mechanism.params(),
+            "scheme": self.scheme,
+            "steps": self.steps,
+            "k": self.k,
+            "epochs": self.epochs,
         }
         if self.scheme == "poisson":
             out["rate"] = str(self.rate)

@@ -8,30 +8,64 @@ the constants timed for it; docs/cli.md, "Cost model and budgets") and declares 
 by method name, the search for the nearest feasible size, and the refusal's wording (`BudgetExceeded`, an
 UnsupportedRequest; `Budget`, `Estimate`: verialloc.budget).
 """
+
 from __future__ import annotations
 
 import math
 from fractions import Fraction
 
 from . import registry
-from .budget import (BASE_SECONDS, DEFAULT_MEMORY, DEFAULT_SECONDS, Budget, BudgetExceeded, Estimate,
-                     bytes_text, fraction_or_none, seconds_text)
+from .budget import (
+    BASE_SECONDS,
+    DEFAULT_MEMORY,
+    DEFAULT_SECONDS,
+    Budget,
+    BudgetExceeded,
+    Estimate,
+    bytes_text,
+    fraction_or_none,
+    seconds_text,
+)
 from .config import Config
 from .errors import InvalidParameter, UnsupportedRequest
 
-__all__ = ["BASE_SECONDS", "DEFAULT_MEMORY", "DEFAULT_SECONDS", "Budget", "BudgetExceeded", "Estimate", "check",
-           "estimate", "parameter_range"]
+__all__ = [
+    "BASE_SECONDS",
+    "DEFAULT_MEMORY",
+    "DEFAULT_SECONDS",
+    "Budget",
+    "BudgetExceeded",
+    "Estimate",
+    "check",
+    "estimate",
+    "parameter_range",
+]
 
 
-def estimate(query: str, config: Config, method: str = "exact", value=None, options: dict | None = None,
-             digits: int = 30, direction: str = "both") -> Estimate:
+def estimate(
+    query: str,
+    config: Config,
+    method: str = "exact",
+    value=None,
+    options: dict | None = None,
+    digits: int = 30,
+    direction: str = "both",
+) -> Estimate:
     """Estimated cost of `query` ("delta", "epsilon", "rdp") of `config` by `method` (`value`: ε, δ or α;
     `options`: the method keywords as passed to the API; `direction`: remove, add or both)."""
     return registry.method(method).estimate(query, config, value, options or {}, digits, direction)
 
 
-def check(query: str, config: Config, method: str = "exact", value=None, options: dict | None = None,
-          budget=None, digits: int = 30, direction: str = "both") -> Estimate:
+def check(
+    query: str,
+    config: Config,
+    method: str = "exact",
+    value=None,
+    options: dict | None = None,
+    budget=None,
+    digits: int = 30,
+    direction: str = "both",
+) -> Estimate:
     """Refuse (before any work) parameters a method cannot represent and requests whose estimated cost exceeds
     `budget` (a Budget, seconds, or None for the default); returns the estimate otherwise."""
     budget = Budget.of(budget)
@@ -46,8 +80,10 @@ def check(query: str, config: Config, method: str = "exact", value=None, options
         name, current, hint = m.fewer_digits(query, config, value, budget, digits, direction)
     else:
         hint = _nearest(query, config, m, value, options, budget, digits, name, current)
-    what = (f"estimated {est.describe()} exceeds the budget of {seconds_text(budget.seconds)} and "
-            f"{bytes_text(budget.memory)}")
+    what = (
+        f"estimated {est.describe()} exceeds the budget of {seconds_text(budget.seconds)} and "
+        f"{bytes_text(budget.memory)}"
+    )
     shown = _short(Fraction(current)) if isinstance(current, int) else current
     raise BudgetExceeded(name, shown, f"{method} {query}: {what}; {hint}", est, budget)
 
@@ -59,8 +95,14 @@ def _nearest(query, config, m, value, options, budget, digits, name, current) ->
     lo, hi = 1, current
     fits = lambda x: _with(query, config, m, value, options, digits, name, x).fits(budget)  # noqa: E731
     if not fits(lo):
-        coarser = m.refusal_hint(query, config, value, options, digits,
-                                 lambda trial: m.estimate(query, config, value, trial, digits, "both").fits(budget))
+        coarser = m.refusal_hint(
+            query,
+            config,
+            value,
+            options,
+            digits,
+            lambda trial: m.estimate(query, config, value, trial, digits, "both").fits(budget),
+        )
         return f"even {name}=1 does not fit{coarser}; choose another --method or a larger --budget"
     while hi - lo > max(1, lo // 1000):
         mid = (lo + hi) // 2
@@ -88,8 +130,7 @@ def _with(query, config, m, value, options, digits, name, x) -> Estimate:
     if fields["k"] > fields["steps"]:
         fields["k"] = fields["steps"]
     try:
-        trial = Config(config.mechanism, config.scheme, fields["steps"], fields["k"], fields["epochs"],
-                       config.rate)
+        trial = Config(config.mechanism, config.scheme, fields["steps"], fields["k"], fields["epochs"], config.rate)
     except (InvalidParameter, UnsupportedRequest):
         return Estimate(math.inf, math.inf, name, x)
     return m.estimate(query, trial, value, options, digits, "both")
@@ -104,30 +145,42 @@ def parameter_range(query: str, config: Config, method: str, value=None) -> None
         return
     for name in ("steps", "epochs"):  # float64 counts are exact integers only up to 2^53
         if getattr(config, name) > span.count_max:
-            raise UnsupportedRequest(name, _short(Fraction(getattr(config, name))),
-                                     f"--method {method} (float64) supports {name} <= "
-                                     f"2^{span.count_max.bit_length() - 1}")
+            raise UnsupportedRequest(
+                name,
+                _short(Fraction(getattr(config, name))),
+                f"--method {method} (float64) supports {name} <= 2^{span.count_max.bit_length() - 1}",
+            )
     mech = config.mechanism
     for name, (lo, hi) in mech.float_limits.items():
         x = getattr(mech, name)
         if not lo <= x <= hi:
-            raise UnsupportedRequest(name, _short(x), f"--method {method} (float64) supports {name} in "
-                                     f"[{float(lo):g}, {float(hi):g}]; use --method exact")
+            raise UnsupportedRequest(
+                name,
+                _short(x),
+                f"--method {method} (float64) supports {name} in [{float(lo):g}, {float(hi):g}]; use --method exact",
+            )
     if query == "delta" and value is not None and span.epsilon is not None:
         eps = fraction_or_none(value)
         if eps is not None and abs(eps) > span.epsilon:
-            raise UnsupportedRequest("epsilon", _short(eps), f"--method {method} (float64) supports epsilon in "
-                                     f"[-{span.epsilon}, {span.epsilon}]; use --method exact")
+            raise UnsupportedRequest(
+                "epsilon",
+                _short(eps),
+                f"--method {method} (float64) supports epsilon in "
+                f"[-{span.epsilon}, {span.epsilon}]; use --method exact",
+            )
     if query == "epsilon" and value is not None:
         d = fraction_or_none(value)
         if d is not None and 0 < d < span.delta_min:
-            raise UnsupportedRequest("delta", _short(d), f"--method {method} (float64) supports delta >= "
-                                     f"{float(span.delta_min):g}; use --method exact")
+            raise UnsupportedRequest(
+                "delta",
+                _short(d),
+                f"--method {method} (float64) supports delta >= {float(span.delta_min):g}; use --method exact",
+            )
 
 
 def _short(x: Fraction) -> str:
     """A readable form of a possibly huge exact number (1e300 as '1e+300', not 301 digits)."""
-    if x.denominator == 1 and abs(x) < 10 ** 15:
+    if x.denominator == 1 and abs(x) < 10**15:
         return str(x)
     try:
         f = float(x)

@@ -3,7 +3,6 @@
 Every message names the parameter and its valid range, so the CLI can print it as one line.
 """
 
-
 #: longest value text shown in a message (a 400-digit integer is cut, with its length)
 MAX_SHOWN = 200
 

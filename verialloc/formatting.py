@@ -1,4 +1,5 @@
 """Decimal strings with a fixed number of significant digits, rounded in a stated direction."""
+
 from __future__ import annotations
 
 import functools
@@ -52,10 +53,14 @@ def _integer(y: tuple, rounding: str, negative: bool, direction) -> int:
 def _scaled(magnitude: tuple, k: int, prec: int) -> tuple:
     """Bounds (low, high) on magnitude·10^k (raw mpf values, magnitude > 0), each rounded outward at prec bits."""
     if k >= 0:
-        return (mpf_mul(magnitude, _power_of_ten(k, prec, round_floor), prec, round_floor),
-                mpf_mul(magnitude, _power_of_ten(k, prec, round_ceiling), prec, round_ceiling))
-    return (mpf_div(magnitude, _power_of_ten(-k, prec, round_ceiling), prec, round_floor),
-            mpf_div(magnitude, _power_of_ten(-k, prec, round_floor), prec, round_ceiling))
+        return (
+            mpf_mul(magnitude, _power_of_ten(k, prec, round_floor), prec, round_floor),
+            mpf_mul(magnitude, _power_of_ten(k, prec, round_ceiling), prec, round_ceiling),
+        )
+    return (
+        mpf_div(magnitude, _power_of_ten(-k, prec, round_ceiling), prec, round_floor),
+        mpf_div(magnitude, _power_of_ten(-k, prec, round_floor), prec, round_ceiling),
+    )
 
 
 @functools.lru_cache(maxsize=16)
@@ -85,7 +90,7 @@ def _text(m: int, e: int, digits: int) -> str:
             whole, frac = "0", "0" * (-lead - 1) + text
         else:
             padded = text + "0" * max(0, lead + 1 - len(text))
-            whole, frac = padded[:lead + 1], padded[lead + 1:]
+            whole, frac = padded[: lead + 1], padded[lead + 1 :]
         return f"{sign}{whole}.{frac.rstrip('0') or '0'}"
     return f"{sign}{text[0]}.{text[1:].rstrip('0') or '0'}e{'+' if lead >= 0 else ''}{lead}"
 
@@ -132,6 +137,7 @@ def strict_json(x):
 def dumps(x) -> str:
     """One strict JSON document: never a NaN/Infinity token (see strict_json)."""
     import json
+
     return json.dumps(strict_json(x), allow_nan=False)
 
 
@@ -152,4 +158,5 @@ def _key(k) -> str:
 
 def _numpy():
     import sys
+
     return sys.modules.get("numpy")  # numpy values can only exist if numpy was imported

@@ -7,6 +7,7 @@ reports progress, the float64 range it represents (`FloatRange`, None for arbitr
 the cheap settings a smoke test or fuzz case uses, and its queries. Each lives beside its engine
 (`exact/method.py`, `numeric/<route>/method.py`).
 """
+
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
@@ -39,8 +40,8 @@ class FloatRange:
     mechanism's own parameter ranges come from `Mechanism.float_limits`."""
 
     epsilon: float | None = 700
-    delta_min: Fraction = Fraction(1, 10 ** 300)
-    count_max: int = 2 ** 53
+    delta_min: Fraction = Fraction(1, 10**300)
+    count_max: int = 2**53
 
 
 class Method(ABC):
@@ -72,8 +73,12 @@ class Method(ABC):
         for key, value in options.items():
             if key not in self.keywords:
                 takes = f"its options are {', '.join(self.keywords)}" if self.keywords else "it takes no options"
-                raise InvalidParameter(str(key), abbreviated(value), f"not an option of method {self.name}: {takes} "
-                                       "(besides the query's direction, method, digits, budget)")
+                raise InvalidParameter(
+                    str(key),
+                    abbreviated(value),
+                    f"not an option of method {self.name}: {takes} "
+                    "(besides the query's direction, method, digits, budget)",
+                )
         self._check_types(options)
 
     def _check_types(self, options: dict) -> None:

@@ -4,6 +4,7 @@ the wrong one — a bound computed at fewer digits than its error budget assumes
 reach mpmath (verialloc.api, certify) and the executor's tasks hold MPMATH (re-entrant), so calls from several
 threads run one at a time; processes give parallelism.
 """
+
 import functools
 import threading
 
@@ -12,8 +13,10 @@ MPMATH = threading.RLock()
 
 def serialized(fn):
     """`fn` holding MPMATH for the whole call."""
+
     @functools.wraps(fn)
     def held(*args, **kwargs):
         with MPMATH:
             return fn(*args, **kwargs)
+
     return held

@@ -1,5 +1,6 @@
 """The accounting methods, by the name `method=` / `--method` takes: one registered object each
 (verialloc.method.Method), read by the API, the command line, certify, the cost model, the fuzzer and the audit."""
+
 from __future__ import annotations
 
 from .errors import InvalidParameter

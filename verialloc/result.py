@@ -1,4 +1,5 @@
 """Every answer is a bracket [lower, upper] with the method, direction and error budget that produced it."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -38,7 +39,11 @@ class Bracket:
 def max_bracket(a: Bracket, b: Bracket) -> Bracket:
     """Bracket of max(x, y) from brackets of x and y (direction "both" = max over directions, F3)."""
     return Bracket(
-        a.quantity, max(a.lower, b.lower), max(a.upper, b.upper), a.method, "both",
+        a.quantity,
+        max(a.lower, b.lower),
+        max(a.upper, b.upper),
+        a.method,
+        "both",
         a.error_kind if a.error_kind == b.error_kind else "quadrature",
         {a.direction: a, b.direction: b},
     )

@@ -3,6 +3,7 @@
 Floats are read through their shortest decimal repr (0.8 -> 4/5), decimal strings exactly
 ("1e-5" -> 1/100000). NaN, inf, booleans and non-numbers are rejected with the parameter name.
 """
+
 from __future__ import annotations
 
 import math
@@ -35,11 +36,16 @@ def check_number_text(name: str, value) -> None:
     if len(value) > MAX_NUMBER_CHARS:
         raise InvalidParameter(name, abbreviated(value), f"must be a number of at most {MAX_NUMBER_CHARS} characters")
     if not _NUMBER_CHARS.fullmatch(value):  # Fraction() also takes "1_0" (10) and other scripts' digits ("١")
-        raise InvalidParameter(name, abbreviated(value), "must be a finite real number written with ASCII digits, "
-                                                         "'.', 'e', a sign and '/' (decimal or p/q)")
+        raise InvalidParameter(
+            name,
+            abbreviated(value),
+            "must be a finite real number written with ASCII digits, '.', 'e', a sign and '/' (decimal or p/q)",
+        )
     m = _EXPONENT.search(value)
     if m and not MIN_EXPONENT <= int(m.group(1)) <= MAX_EXPONENT:
-        raise InvalidParameter(name, value, f"must be a number with a decimal exponent in [{MIN_EXPONENT}, {MAX_EXPONENT}]")
+        raise InvalidParameter(
+            name, value, f"must be a number with a decimal exponent in [{MIN_EXPONENT}, {MAX_EXPONENT}]"
+        )
 
 
 def abbreviated(value, limit: int = 60) -> str:
@@ -60,8 +66,9 @@ def to_fraction(name: str, value) -> Fraction:
     if isinstance(value, Rational):
         x = Fraction(int(value.numerator), int(value.denominator))  # numpy integers as Python ints
         if max(abs(x.numerator).bit_length(), x.denominator.bit_length()) > MAX_RATIONAL_BITS:
-            raise InvalidParameter(name, abbreviated(value), "must be a number of at most 4000 digits "
-                                   "(numerator and denominator)")
+            raise InvalidParameter(
+                name, abbreviated(value), "must be a number of at most 4000 digits (numerator and denominator)"
+            )
         return x
     if isinstance(value, float):
         value = float(value)  # numpy float64 is a float subclass whose repr is 'np.float64(...)'
@@ -114,7 +121,9 @@ def as_float(name: str, value, check=real) -> float:
     try:
         return float(x)
     except OverflowError:
-        raise InvalidParameter(name, value, f"must lie within the float64 range (|x| <= {sys.float_info.max:.6g})") from None
+        raise InvalidParameter(
+            name, value, f"must lie within the float64 range (|x| <= {sys.float_info.max:.6g})"
+        ) from None
 
 
 def open_unit(name: str, value) -> Fraction:
@@ -161,4 +170,3 @@ def direction(value: str, allow_both: bool = True) -> str:
 
 def digits(value) -> int:
     return integer("digits", value, lo=5, hi=1000)
-

@@ -1,4 +1,5 @@
 """Independent references for the audit tests: the Gaussian profile in closed form (F13), mpmath only."""
+
 import mpmath as mp
 
 

@@ -1,10 +1,12 @@
 """Fixtures of the audit tests: the shipped golden table."""
+
 import pytest
 
 
 @pytest.fixture(scope="session")
 def golden_table():
     from verialloc.audit import golden
+
     return golden.load()
 
 

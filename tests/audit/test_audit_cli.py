@@ -1,4 +1,5 @@
 """`verialloc audit` (verialloc/cli/audit.py) driven through its own parser, with fake accountants."""
+
 import json
 
 import pytest
@@ -28,8 +29,17 @@ def fakes(monkeypatch):
 
 def test_golden_audit_json_and_markdown(fakes, tmp_path):
     md = tmp_path / "audit.md"
-    out, text = run(["--accountants", "fake.correct,fake.optimistic,fake.nan,fake.loose", "--entries",
-                     "gauss-s1-d1e-15", "--markdown", str(md), "--json"])
+    out, text = run(
+        [
+            "--accountants",
+            "fake.correct,fake.optimistic,fake.nan,fake.loose",
+            "--entries",
+            "gauss-s1-d1e-15",
+            "--markdown",
+            str(md),
+            "--json",
+        ]
+    )
     json.dumps(out, allow_nan=False)
     assert out["summary"] == {"OK": 1, "LOOSE": 1, "UNSAFE": 1, "OUTSIDE": 0, "ERROR": 1, "TIMEOUT": 0}
     assert {r["claims"] for r in out["rows"]} == {"upper"}
@@ -39,8 +49,24 @@ def test_golden_audit_json_and_markdown(fakes, tmp_path):
 
 
 def test_config_mode_computes_the_bracket(fakes):
-    out, _ = run(["--mechanism", "gaussian", "--sigma", "2", "--steps", "1", "--delta", "1e-8", "--method", "exact",
-                  "--accountants", "fake.correct,fake.optimistic", "--loose-percent", "0"])
+    out, _ = run(
+        [
+            "--mechanism",
+            "gaussian",
+            "--sigma",
+            "2",
+            "--steps",
+            "1",
+            "--delta",
+            "1e-8",
+            "--method",
+            "exact",
+            "--accountants",
+            "fake.correct,fake.optimistic",
+            "--loose-percent",
+            "0",
+        ]
+    )
     assert [r["flag"] for r in out["rows"]] == ["OK", "UNSAFE"] and out["rows"][0]["entry"] == "config"
 
 
@@ -51,15 +77,18 @@ def test_default_uses_installed_accountants_and_list(fakes):
     assert "gauss-s1-d1e-15" in out["entries"] and "fake.nan" in text
 
 
-@pytest.mark.parametrize("argv, error", [
-    (["--accountants", "nope"], InvalidParameter),
-    (["--entries", "nope"], InvalidParameter),
-    (["--loose-percent", "-1"], InvalidParameter),
-    (["--loose-percent", "abc"], InvalidParameter),
-    (["--mechanism", "gaussian", "--sigma", "1", "--steps", "1"], InvalidParameter),
-    (["--mechanism", "laplace", "--scale", "1", "--steps", "1", "--delta", "1e-5"], UnsupportedRequest),
-    (["--mechanism", "gaussian", "--sigma", "1", "--steps", "1", "--delta", "2"], InvalidParameter),
-])
+@pytest.mark.parametrize(
+    "argv, error",
+    [
+        (["--accountants", "nope"], InvalidParameter),
+        (["--entries", "nope"], InvalidParameter),
+        (["--loose-percent", "-1"], InvalidParameter),
+        (["--loose-percent", "abc"], InvalidParameter),
+        (["--mechanism", "gaussian", "--sigma", "1", "--steps", "1"], InvalidParameter),
+        (["--mechanism", "laplace", "--scale", "1", "--steps", "1", "--delta", "1e-5"], UnsupportedRequest),
+        (["--mechanism", "gaussian", "--sigma", "1", "--steps", "1", "--delta", "2"], InvalidParameter),
+    ],
+)
 def test_bad_input(fakes, argv, error):
     with pytest.raises(error):
         run(argv)
@@ -67,6 +96,7 @@ def test_bad_input(fakes, argv, error):
 
 def test_not_installed_accountant_is_named(monkeypatch):
     from verialloc.audit.adapters import registry
+
     reg = registry()
     missing = [a for a in reg.values() if not a.installed()]
     if not missing:

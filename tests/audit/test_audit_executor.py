@@ -3,6 +3,7 @@
 Rows are compared with the in-process run (flags exactly, reported values to 1e-9: dp_accounting's FFTs may
 differ in the last bits between processes); that the flags themselves are right is test_audit_*'s business.
 """
+
 from __future__ import annotations
 
 import json
@@ -49,16 +50,31 @@ def test_rows_do_not_depend_on_where_the_calls_run(local_rows, executor):
 
 
 def test_an_unregistered_accountant_runs_only_locally():
-    mine = Accountant("mine", "my-package", (), "both", lambda config: True, "my_epsilon",
-                      epsilon=lambda config, delta: 0.1)
+    mine = Accountant(
+        "mine", "my-package", (), "both", lambda config: True, "my_epsilon", epsilon=lambda config, delta: 0.1
+    )
     with pytest.raises(UnsupportedRequest, match="'mine' is not a registered adapter"):
         audit([mine], _entries(), executor="process", workers=1)
     assert [(r.entry, r.flag) for r in audit([mine], _entries())] == [("gauss-s1-d1e-15", "UNSAFE")]  # ε entries only
 
 
 def test_cli_on_a_local_dask_cluster(local_rows, capsys):
-    status = main(["audit", "--accountants", ",".join(NAMES), "--entries", ",".join(IDS), "--timeout", "60",
-                   "--executor", "dask", "--workers", "1", "--json"])
+    status = main(
+        [
+            "audit",
+            "--accountants",
+            ",".join(NAMES),
+            "--entries",
+            ",".join(IDS),
+            "--timeout",
+            "60",
+            "--executor",
+            "dask",
+            "--workers",
+            "1",
+            "--json",
+        ]
+    )
     out = json.loads(capsys.readouterr().out)
     assert status == 0
     rows = [(r["accountant"], r["entry"], r["flag"], float(r["reported"])) for r in out["rows"]]  # strict JSON: "inf"

@@ -1,5 +1,6 @@
 """Flag logic (verialloc.audit.flags): UNSAFE below the certified lower, LOOSE above upper·(1 + x%), ERROR for
 exceptions/NaN/inf/negative values, OK otherwise."""
+
 import math
 from fractions import Fraction
 
@@ -11,10 +12,23 @@ from verialloc.audit.flags import ERROR, LOOSE, OK, OUTSIDE, UNSAFE, classify, e
 finite = st.floats(min_value=0, max_value=1e6, allow_nan=False, allow_infinity=False)
 
 
-@pytest.mark.parametrize("value, flag", [
-    (0.29, UNSAFE), (0.3000001, OK), (0.305, OK), (0.31, OK), (0.34, OK), (0.3411, LOOSE), (5.0, LOOSE),
-    (float("nan"), ERROR), (float("inf"), ERROR), (-1e-9, ERROR), ("0.3", ERROR), (None, ERROR),
-])
+@pytest.mark.parametrize(
+    "value, flag",
+    [
+        (0.29, UNSAFE),
+        (0.3000001, OK),
+        (0.305, OK),
+        (0.31, OK),
+        (0.34, OK),
+        (0.3411, LOOSE),
+        (5.0, LOOSE),
+        (float("nan"), ERROR),
+        (float("inf"), ERROR),
+        (-1e-9, ERROR),
+        ("0.3", ERROR),
+        (None, ERROR),
+    ],
+)
 def test_table(value, flag):
     assert classify(value, "0.3", "0.31", 10)[0] == flag
 
@@ -55,18 +69,34 @@ def test_flag_partition(a, b, v, pct):
 
 # --- issue #10 item 6: the flag follows from what the value claims ---------------------------------------------
 
-@pytest.mark.parametrize("value, claims, flag", [
-    # a declared lower end: unsafe only above the certified upper; far below the lower is merely loose
-    (0.0, "lower", LOOSE), (0.26, "lower", LOOSE), (0.28, "lower", OK), (0.29, "lower", OK), (0.305, "lower", OK), (0.31, "lower", OK),
-    (0.3100001, "lower", UNSAFE), (10.46, "lower", UNSAFE),
-    # a point estimate: OUTSIDE when it misses the bracket, never UNSAFE
-    (0.0, "estimate", OUTSIDE), (0.2999999, "estimate", OUTSIDE), (0.305, "estimate", OK),
-    (0.3100001, "estimate", OUTSIDE), (5.0, "estimate", OUTSIDE),
-    # an upper claim keeps the old rules
-    (0.29, "upper", UNSAFE), (0.34, "upper", OK), (0.3411, "upper", LOOSE),
-    # invalid values are ERROR whatever the claim
-    (float("nan"), "lower", ERROR), (-1e-9, "estimate", ERROR),
-])
+
+@pytest.mark.parametrize(
+    "value, claims, flag",
+    [
+        # a declared lower end: unsafe only above the certified upper; far below the lower is merely loose
+        (0.0, "lower", LOOSE),
+        (0.26, "lower", LOOSE),
+        (0.28, "lower", OK),
+        (0.29, "lower", OK),
+        (0.305, "lower", OK),
+        (0.31, "lower", OK),
+        (0.3100001, "lower", UNSAFE),
+        (10.46, "lower", UNSAFE),
+        # a point estimate: OUTSIDE when it misses the bracket, never UNSAFE
+        (0.0, "estimate", OUTSIDE),
+        (0.2999999, "estimate", OUTSIDE),
+        (0.305, "estimate", OK),
+        (0.3100001, "estimate", OUTSIDE),
+        (5.0, "estimate", OUTSIDE),
+        # an upper claim keeps the old rules
+        (0.29, "upper", UNSAFE),
+        (0.34, "upper", OK),
+        (0.3411, "upper", LOOSE),
+        # invalid values are ERROR whatever the claim
+        (float("nan"), "lower", ERROR),
+        (-1e-9, "estimate", ERROR),
+    ],
+)
 def test_flag_follows_the_claim(value, claims, flag):
     """Regression (issue #10 item 6): prv.lower / pld-optimistic returning 0 below the truth were flagged UNSAFE."""
     assert classify(value, "0.3", "0.31", 10, claims)[0] == flag
@@ -97,16 +127,19 @@ def test_lower_claim_partition(a, b, v, pct):
 TINY = 5e-324  # smallest subnormal
 
 
-@pytest.mark.parametrize("value, lower, upper, claims, flag", [
-    (1.0, "0", "5e-324", "upper", LOOSE),          # old code: OverflowError in (v − hi)/hi
-    (1.7e308, "0", "5e-324", "upper", LOOSE),
-    (1.0, "0", "5e-324", "lower", UNSAFE),
-    (1.0, "0", "5e-324", "estimate", OUTSIDE),
-    (1.0, "0", "0", "lower", UNSAFE),                # division by a zero end
-    (0.0, "5e-324", "1e-300", "upper", UNSAFE),
-    (0.0, "1e300", "1.7e308", "estimate", OUTSIDE),
-    (1e-300, "1.7e308", "inf", "upper", UNSAFE),
-])
+@pytest.mark.parametrize(
+    "value, lower, upper, claims, flag",
+    [
+        (1.0, "0", "5e-324", "upper", LOOSE),  # old code: OverflowError in (v − hi)/hi
+        (1.7e308, "0", "5e-324", "upper", LOOSE),
+        (1.0, "0", "5e-324", "lower", UNSAFE),
+        (1.0, "0", "5e-324", "estimate", OUTSIDE),
+        (1.0, "0", "0", "lower", UNSAFE),  # division by a zero end
+        (0.0, "5e-324", "1e-300", "upper", UNSAFE),
+        (0.0, "1e300", "1.7e308", "estimate", OUTSIDE),
+        (1e-300, "1.7e308", "inf", "upper", UNSAFE),
+    ],
+)
 def test_subnormal_and_huge_ends_do_not_overflow(value, lower, upper, claims, flag):
     got, reason = classify(value, lower, upper, 10, claims)
     assert got == flag and "%" in reason
@@ -131,8 +164,13 @@ def test_infinite_loose_percent_never_loose():
 extreme = st.one_of(st.floats(min_value=0, max_value=1.7e308, allow_nan=False), st.sampled_from([0.0, TINY, 1e-320]))
 
 
-@given(extreme, extreme, extreme, st.sampled_from(["upper", "lower", "estimate"]),
-       st.sampled_from([0.0, 10.0, 1e300, math.inf]))
+@given(
+    extreme,
+    extreme,
+    extreme,
+    st.sampled_from(["upper", "lower", "estimate"]),
+    st.sampled_from([0.0, 10.0, 1e300, math.inf]),
+)
 def test_classify_never_raises_on_extreme_values(a, b, v, claims, pct):
     lo, hi = sorted((a, b))
     flag, reason = classify(v, repr(lo), repr(hi), pct, claims)

@@ -1,5 +1,6 @@
 """The shipped golden table (verialloc/audit/golden/default.json): loadable as package data, matching the grid,
 consistent (both = max over directions, F3), and containing independent references where they exist."""
+
 from concurrent.futures import ThreadPoolExecutor
 
 import mpmath as mp
@@ -57,8 +58,13 @@ def test_epsilon_grows_as_delta_shrinks(golden_by_id):
 
 def test_generate_uses_any_executor_map():
     """The executor contract (ProcessPoolExecutor, dask Client.get_executor()): only `.map` is used."""
-    spec = {"id": "t", "config": {"mechanism": "gaussian", "sigma": "1", "scheme": "allocation", "steps": 1, "k": 1,
-                                  "epochs": 1}, "quantity": "epsilon", "target": "1e-5", "method": "exact"}
+    spec = {
+        "id": "t",
+        "config": {"mechanism": "gaussian", "sigma": "1", "scheme": "allocation", "steps": 1, "k": 1, "epochs": 1},
+        "quantity": "epsilon",
+        "target": "1e-5",
+        "method": "exact",
+    }
     with ThreadPoolExecutor(1) as pool:
         table = generate([spec], executor=pool)
     (entry,) = table["entries"]

@@ -1,5 +1,6 @@
 """Known failures of third-party accountants, reproduced as flagged rows against the shipped golden brackets.
 Each test skips when its library is absent (install with pip install 'verialloc[audit]')."""
+
 import math
 
 import pytest

@@ -1,6 +1,7 @@
 """Runner and report with fake accountants (no third-party library): an optimistic one is UNSAFE, a NaN one
 ERROR, a loose one LOOSE, a correct one (closed form F13, independent of verialloc) OK — against the shipped
 golden entry gauss-s1-d1e-15 (exact method) and an entry whose bracket is the reference rounded outward."""
+
 import json
 import math
 
@@ -41,16 +42,27 @@ FAKES = {
     "raises": fake("fake.raises", raising),
     "loose": fake("fake.loose", lambda c, d: 1.5 * truth(c, d)),
 }
-EXPECTED = {"correct": OK, "optimistic": UNSAFE, "nan": ERROR, "inf": ERROR, "negative": ERROR, "raises": ERROR,
-            "loose": LOOSE}
+EXPECTED = {
+    "correct": OK,
+    "optimistic": UNSAFE,
+    "nan": ERROR,
+    "inf": ERROR,
+    "negative": ERROR,
+    "raises": ERROR,
+    "loose": LOOSE,
+}
 
 
 def reference_entry(sigma="1", delta="1e-6"):
     ref = gaussian_epsilon(1 / mp.mpf(sigma), delta)
     br = [decimal(ref, 14, "down"), decimal(ref, 14, "up")]
-    return {"id": "ref", "config": {"mechanism": "gaussian", "sigma": sigma, "scheme": "allocation", "steps": 1,
-                                    "k": 1, "epochs": 1},
-            "quantity": "epsilon", "target": delta, "brackets": {"remove": br, "add": br, "both": br}}
+    return {
+        "id": "ref",
+        "config": {"mechanism": "gaussian", "sigma": sigma, "scheme": "allocation", "steps": 1, "k": 1, "epochs": 1},
+        "quantity": "epsilon",
+        "target": delta,
+        "brackets": {"remove": br, "add": br, "both": br},
+    }
 
 
 @pytest.mark.parametrize("kind", list(FAKES))
@@ -116,15 +128,23 @@ def test_rows_follow_the_declared_claim(tmp_path):
     def claiming(name, fn, claims):
         return Accountant(name, "fake-pkg", ("math",), "both", one_step_gaussian, name, epsilon=fn, claims=claims)
 
-    accs = [claiming("fake.lower-zero", lambda c, d: 0.0, "lower"),
-            claiming("fake.lower-below", lambda c, d: 0.95 * truth(c, d), "lower"),
-            claiming("fake.lower-above", lambda c, d: 1.2 * truth(c, d), "lower"),
-            claiming("fake.estimate-below", lambda c, d: 0.8 * truth(c, d), "estimate"),
-            claiming("fake.estimate-in", lambda c, d: truth(c, d), "estimate"),
-            claiming("fake.upper-below", lambda c, d: 0.8 * truth(c, d), "upper")]
+    accs = [
+        claiming("fake.lower-zero", lambda c, d: 0.0, "lower"),
+        claiming("fake.lower-below", lambda c, d: 0.95 * truth(c, d), "lower"),
+        claiming("fake.lower-above", lambda c, d: 1.2 * truth(c, d), "lower"),
+        claiming("fake.estimate-below", lambda c, d: 0.8 * truth(c, d), "estimate"),
+        claiming("fake.estimate-in", lambda c, d: truth(c, d), "estimate"),
+        claiming("fake.upper-below", lambda c, d: 0.8 * truth(c, d), "upper"),
+    ]
     rows = audit(accs, [entry], 10)
-    assert [(r.claims, r.flag) for r in rows] == [("lower", LOOSE), ("lower", OK), ("lower", UNSAFE),
-                                                  ("estimate", OUTSIDE), ("estimate", OK), ("upper", UNSAFE)]
+    assert [(r.claims, r.flag) for r in rows] == [
+        ("lower", LOOSE),
+        ("lower", OK),
+        ("lower", UNSAFE),
+        ("estimate", OUTSIDE),
+        ("estimate", OK),
+        ("upper", UNSAFE),
+    ]
     out = to_json(rows)
     assert out["summary"] == {OK: 2, LOOSE: 1, UNSAFE: 2, OUTSIDE: 1, ERROR: 0, TIMEOUT: 0}
     assert [r["claims"] for r in out["rows"]] == ["lower", "lower", "lower", "estimate", "estimate", "upper"]
@@ -136,6 +156,7 @@ def test_rows_follow_the_declared_claim(tmp_path):
 def test_shipped_adapters_declare_their_claims():
     """Lower ends and estimates are declared as such (docs/audit.md, Adapters); everything else is a guarantee."""
     from verialloc.audit.adapters import registry
+
     claims = {name: acc.claims for name, acc in registry().items()}
     assert claims.pop("prv.lower") == "lower" and claims.pop("dp_accounting.pld-optimistic") == "lower"
     assert claims.pop("prv.estimate") == "estimate"

@@ -1,5 +1,6 @@
 """Third-party accountants' prints and warnings never reach stdout (issue #11): every adapter call runs with
 stdout redirected to stderr and warnings captured, so `verialloc audit --json` prints strict JSON only."""
+
 import json
 import math
 import os

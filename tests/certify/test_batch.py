@@ -5,6 +5,7 @@ Verdicts are checked against independent truths computed here in mpmath — rand
 (certified) and 10% below (refuted). The same rows on a small in-process Dask LocalCluster give the same results
 as the local executor; the golden-table regeneration runs on the same executor.
 """
+
 import csv
 import gc
 import json
@@ -25,18 +26,17 @@ from verialloc.runtime import executor
 from verialloc.errors import InvalidParameter, UnsupportedRequest
 
 
-
 @mp.workdps(40)  # never a global mp.dps: it leaked into later test files
 def rr_delta(eps0, epochs, eps) -> mp.mpf:
     """δ(ε) of randomized response (ε0) composed `epochs` times: Σ_j C(E, j) a^j (1 − a)^(E − j) (1 − e^(ε − L_j))_+
     with a = e^ε0/(1 + e^ε0) and L_j = ε0(2j − E) (the pair is symmetric: remove = add = both)."""
     eps0, eps = mp.mpf(eps0), mp.mpf(eps)
-    a = mp.e ** eps0 / (1 + mp.e ** eps0)
+    a = mp.e**eps0 / (1 + mp.e**eps0)
     total = mp.mpf(0)
     for j in range(epochs + 1):
         loss = eps0 * (2 * j - epochs)
         if loss > eps:
-            total += mp.binomial(epochs, j) * a ** j * (1 - a) ** (epochs - j) * (1 - mp.e ** (eps - loss))
+            total += mp.binomial(epochs, j) * a**j * (1 - a) ** (epochs - j) * (1 - mp.e ** (eps - loss))
     return total
 
 
@@ -54,7 +54,7 @@ def rr_epsilon(eps0, epochs, delta) -> mp.mpf:
 def gauss_delta(sigma, eps) -> mp.mpf:
     """One Gaussian step (sensitivity 1): Φ(1/(2σ) − εσ) − e^ε Φ(−1/(2σ) − εσ)."""
     s, e = mp.mpf(sigma), mp.mpf(eps)
-    return mp.ncdf(1 / (2 * s) - e * s) - mp.e ** e * mp.ncdf(-1 / (2 * s) - e * s)
+    return mp.ncdf(1 / (2 * s) - e * s) - mp.e**e * mp.ncdf(-1 / (2 * s) - e * s)
 
 
 def _num(x) -> str:
@@ -67,18 +67,51 @@ def truth_rows() -> list[tuple[dict, str]]:
     for eps0, epochs, delta, eps in (("0.5", 3, "1e-3", "0.5"), ("0.2", 30, "1e-6", "2"), ("1", 10, "1e-2", "4")):
         true_eps = rr_epsilon(eps0, epochs, mp.mpf(delta))
         for factor, verdict in (("1.1", "certified"), ("0.9", "refuted")):
-            rows.append(({"id": f"rr-{eps0}-{epochs}-eps-{factor}", "mechanism": "randomized-response", "eps0": eps0,
-                          "steps": 1, "epochs": epochs, "delta": delta,
-                          "claimed_epsilon": _num(true_eps * mp.mpf(factor))}, verdict))
+            rows.append(
+                (
+                    {
+                        "id": f"rr-{eps0}-{epochs}-eps-{factor}",
+                        "mechanism": "randomized-response",
+                        "eps0": eps0,
+                        "steps": 1,
+                        "epochs": epochs,
+                        "delta": delta,
+                        "claimed_epsilon": _num(true_eps * mp.mpf(factor)),
+                    },
+                    verdict,
+                )
+            )
         true_delta = rr_delta(eps0, epochs, eps)
         for factor, verdict in (("1.1", "certified"), ("0.9", "refuted")):
-            rows.append(({"id": f"rr-{eps0}-{epochs}-delta-{factor}", "mechanism": "randomized-response",
-                          "eps0": eps0, "steps": 1, "epochs": epochs, "epsilon": eps,
-                          "claimed_delta": _num(true_delta * mp.mpf(factor))}, verdict))
+            rows.append(
+                (
+                    {
+                        "id": f"rr-{eps0}-{epochs}-delta-{factor}",
+                        "mechanism": "randomized-response",
+                        "eps0": eps0,
+                        "steps": 1,
+                        "epochs": epochs,
+                        "epsilon": eps,
+                        "claimed_delta": _num(true_delta * mp.mpf(factor)),
+                    },
+                    verdict,
+                )
+            )
     true_delta = gauss_delta(1, 1)
     for factor, verdict in (("1.1", "certified"), ("0.9", "refuted")):
-        rows.append(({"id": f"gauss-{factor}", "mechanism": "gaussian", "sigma": 1, "steps": 1, "epsilon": 1,
-                      "claimed_delta": _num(true_delta * mp.mpf(factor))}, verdict))
+        rows.append(
+            (
+                {
+                    "id": f"gauss-{factor}",
+                    "mechanism": "gaussian",
+                    "sigma": 1,
+                    "steps": 1,
+                    "epsilon": 1,
+                    "claimed_delta": _num(true_delta * mp.mpf(factor)),
+                },
+                verdict,
+            )
+        )
     return rows
 
 
@@ -127,11 +160,20 @@ def test_verdicts_against_independent_truths(tmp_path, truths, fmt):
         got = results[row["id"]]
         assert got["verdict"] == verdict, (row, got)
         assert got["method_lower"] == got["method_upper"] == "exact" and got["error"] == ""
-        truth = (rr_epsilon(row["eps0"], row["epochs"], mp.mpf(row["delta"])) if "delta" in row else
-                 rr_delta(row["eps0"], row["epochs"], row["epsilon"]) if "eps0" in row else gauss_delta(1, 1))
+        truth = (
+            rr_epsilon(row["eps0"], row["epochs"], mp.mpf(row["delta"]))
+            if "delta" in row
+            else rr_delta(row["eps0"], row["epochs"], row["epsilon"])
+            if "eps0" in row
+            else gauss_delta(1, 1)
+        )
         assert mp.mpf(got["lower"]) <= truth <= mp.mpf(got["upper"])
-    assert summary["verdicts"] == {"certified": len(truths) // 2, "refuted": len(truths) // 2, "inconclusive": 0,
-                                   "error": 0}
+    assert summary["verdicts"] == {
+        "certified": len(truths) // 2,
+        "refuted": len(truths) // 2,
+        "inconclusive": 0,
+        "error": 0,
+    }
 
 
 def test_resume_skips_done_rows_and_appends_nothing(tmp_path, truths):
@@ -161,7 +203,9 @@ def test_an_interrupted_last_line_is_recomputed(tmp_path, truths):
 
 def test_rows_without_id_are_named_by_a_hash_of_their_inputs(tmp_path):
     row = {"mechanism": "gaussian", "sigma": "1", "steps": "1", "delta": "1e-5", "claimed_epsilon": "5"}
-    assert batch_files.key(row) == batch_files.key(dict(reversed(row.items()))) and batch_files.key(row).startswith("sha256:")
+    assert batch_files.key(row) == batch_files.key(dict(reversed(row.items()))) and batch_files.key(row).startswith(
+        "sha256:"
+    )
     assert batch_files.key(row) != batch_files.key({**row, "sigma": "2"}) and batch_files.key({**row, "id": "a"}) == "a"
     src, dst = tmp_path / "c.csv", tmp_path / "r.csv"
     write_csv(src, [row])
@@ -174,19 +218,30 @@ def test_rows_without_id_are_named_by_a_hash_of_their_inputs(tmp_path):
 
 def test_invalid_rows_get_verdict_error_and_the_batch_goes_on(tmp_path):
     good = {"id": "good", "mechanism": "gaussian", "sigma": 1, "steps": 1, "delta": "1e-5", "claimed_epsilon": 9}
-    bad = [{"id": "neg-sigma", "mechanism": "gaussian", "sigma": -1, "steps": 1, "delta": "1e-5", "claimed_epsilon": 1},
-           {"id": "no-claim", "mechanism": "gaussian", "sigma": 1, "steps": 1},
-           {"id": "unknown", "mechanism": "gaussian", "sigma": 1, "steps": 1, "colour": "red", "delta": "1e-5",
-            "claimed_epsilon": 1},
-           {"id": "strict", **{k: v for k, v in good.items() if k != "id"}, "strict": "maybe"},
-           {"id": "list", "mechanism": "gaussian", "sigma": [1], "steps": 1, "delta": "1e-5", "claimed_epsilon": 1},
-           {"id": "pair", "mechanism": "discrete", "pair": "{not json", "steps": 1, "delta": "1e-5",
-            "claimed_epsilon": 1},
-           {"id": "budget", **{k: v for k, v in good.items() if k != "id"}, "budget": "0"}]
+    bad = [
+        {"id": "neg-sigma", "mechanism": "gaussian", "sigma": -1, "steps": 1, "delta": "1e-5", "claimed_epsilon": 1},
+        {"id": "no-claim", "mechanism": "gaussian", "sigma": 1, "steps": 1},
+        {
+            "id": "unknown",
+            "mechanism": "gaussian",
+            "sigma": 1,
+            "steps": 1,
+            "colour": "red",
+            "delta": "1e-5",
+            "claimed_epsilon": 1,
+        },
+        {"id": "strict", **{k: v for k, v in good.items() if k != "id"}, "strict": "maybe"},
+        {"id": "list", "mechanism": "gaussian", "sigma": [1], "steps": 1, "delta": "1e-5", "claimed_epsilon": 1},
+        {"id": "pair", "mechanism": "discrete", "pair": "{not json", "steps": 1, "delta": "1e-5", "claimed_epsilon": 1},
+        {"id": "budget", **{k: v for k, v in good.items() if k != "id"}, "budget": "0"},
+    ]
     src, dst = tmp_path / "c.jsonl", tmp_path / "r.csv"
     write_jsonl(src, [bad[0], good, *bad[1:]])
-    with pytest.raises(batch.RowErrors, match=r"7 of 8 rows have verdict error.*first: line 1 \(id neg-sigma\): "
-                                              r"sigma=-1 is invalid"):
+    with pytest.raises(
+        batch.RowErrors,
+        match=r"7 of 8 rows have verdict error.*first: line 1 \(id neg-sigma\): "
+        r"sigma=-1 is invalid",
+    ):
         batch.run_batch(src, dst)
     results = read_results(dst)
     assert results["good"]["verdict"] == "certified"
@@ -198,8 +253,17 @@ def test_invalid_rows_get_verdict_error_and_the_batch_goes_on(tmp_path):
 
 
 def test_row_keys_override_the_defaults(tmp_path):
-    row = {"id": "r", "mechanism": "randomized-response", "eps0": 1, "steps": 1, "epochs": 2, "epsilon": "0.5",
-           "claimed_delta": "0.3", "direction": "remove", "budget": "5"}
+    row = {
+        "id": "r",
+        "mechanism": "randomized-response",
+        "eps0": 1,
+        "steps": 1,
+        "epochs": 2,
+        "epsilon": "0.5",
+        "claimed_delta": "0.3",
+        "direction": "remove",
+        "budget": "5",
+    }
     src, dst = tmp_path / "c.jsonl", tmp_path / "r.jsonl"
     write_jsonl(src, [row, {**row, "id": "default", "direction": None, "budget": None}])
     batch.run_batch(src, dst, direction="add", budget="7", strict=True, digits=12)
@@ -211,15 +275,18 @@ def test_row_keys_override_the_defaults(tmp_path):
     assert len(out["r"]["lower"].replace(".", "").lstrip("0")) > 8  # digits=12 (trailing zeros dropped)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("id,sigma,colour\n", "c.csv is invalid: line 1: unknown column 'colour'; columns: id, mechanism"),
-    ("\n\nid,sigma,sigma\n", "line 3: the column 'sigma' appears twice"),
-    ("", "is empty: a header row"),
-    ("id,sigma\na,1,2\n", "line 2 has 3 fields, the header 2"),
-    ('id,sigma\n"a,1\n', "line 2 is not valid CSV"),
-    ("id,mechanism\na,gaussian\na,laplace\n", "id=a is invalid: .* line 3 repeats the row of line 2"),
-    ("mechanism\ngaussian\ngaussian\n", "line 3 repeats the row of line 2"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("id,sigma,colour\n", "c.csv is invalid: line 1: unknown column 'colour'; columns: id, mechanism"),
+        ("\n\nid,sigma,sigma\n", "line 3: the column 'sigma' appears twice"),
+        ("", "is empty: a header row"),
+        ("id,sigma\na,1,2\n", "line 2 has 3 fields, the header 2"),
+        ('id,sigma\n"a,1\n', "line 2 is not valid CSV"),
+        ("id,mechanism\na,gaussian\na,laplace\n", "id=a is invalid: .* line 3 repeats the row of line 2"),
+        ("mechanism\ngaussian\ngaussian\n", "line 3 repeats the row of line 2"),
+    ],
+)
 def test_unparseable_csv_is_refused_before_any_row(tmp_path, text, message):
     src, dst = tmp_path / "c.csv", tmp_path / "r.csv"
     src.write_text(text)
@@ -228,11 +295,14 @@ def test_unparseable_csv_is_refused_before_any_row(tmp_path, text, message):
     assert not dst.exists()
 
 
-@pytest.mark.parametrize("text, message", [
-    ('{"id": "a"}\n[1, 2]\n', "line 2 is not a JSON object"),
-    ('{"id": "a"\n', r"line 1 is not a JSON object \(JSONDecodeError"),
-    ('{"id": "' + "x" * 300 + '"}\n', "at most 200 characters"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('{"id": "a"}\n[1, 2]\n', "line 2 is not a JSON object"),
+        ('{"id": "a"\n', r"line 1 is not a JSON object \(JSONDecodeError"),
+        ('{"id": "' + "x" * 300 + '"}\n', "at most 200 characters"),
+    ],
+)
 def test_unparseable_jsonl_is_refused_before_any_row(tmp_path, text, message):
     src = tmp_path / "c.jsonl"
     src.write_text(text)
@@ -378,6 +448,7 @@ def not_dask(request):
     # and its half-built Client is gone: left to the garbage collector, its __del__ ran in whichever thread collected
     # next, once inside a Dask loop start holding the lock that its close takes (the next cluster hung, 1 run in 2)
     from dask.distributed import Client
+
     assert not [c for c in gc.get_objects() if isinstance(c, Client) and c.status not in ("closed", "newly-created")]
 
 
@@ -446,14 +517,23 @@ def test_dask_gives_the_local_results(tmp_path, truths, cluster):
     assert summary["executor"] == "dask" and summary["computed"] == len(truths)
     local, remote = read_results(tmp_path / "local.csv"), read_results(tmp_path / "dask.csv")
     fields = ("verdict", "lower", "upper", "method_lower", "method_upper")
-    assert {k: [v[f] for f in fields] for k, v in remote.items()} == {k: [v[f] for f in fields] for k, v in local.items()}
-    assert batch.run_batch(src, tmp_path / "dask.csv", executor="dask",
-                           scheduler=cluster.scheduler_address)["computed"] == 0
+    assert {k: [v[f] for f in fields] for k, v in remote.items()} == {
+        k: [v[f] for f in fields] for k, v in local.items()
+    }
+    assert (
+        batch.run_batch(src, tmp_path / "dask.csv", executor="dask", scheduler=cluster.scheduler_address)["computed"]
+        == 0
+    )
 
 
 def test_golden_regeneration_runs_on_the_shared_executor(cluster):
-    spec = {"id": "t", "config": {"mechanism": "gaussian", "sigma": "1", "scheme": "allocation", "steps": 1, "k": 1,
-                                  "epochs": 1}, "quantity": "epsilon", "target": "1e-5", "method": "exact"}
+    spec = {
+        "id": "t",
+        "config": {"mechanism": "gaussian", "sigma": "1", "scheme": "allocation", "steps": 1, "k": 1, "epochs": 1},
+        "quantity": "epsilon",
+        "target": "1e-5",
+        "method": "exact",
+    }
     specs = [spec, {**spec, "id": "u", "target": "1e-3"}]
     expected = [compute(s) for s in specs]
     for table in (generate(specs, "local"), generate(specs, "dask", scheduler=cluster.scheduler_address)):
@@ -473,4 +553,5 @@ def test_stability_sweep_runs_on_the_shared_executor(cluster):
 def test_the_results_files_verdicts_are_certifys():
     """io.batch_files checks stored rows against its own vocabulary; it must be certify's verdicts and error."""
     from verialloc.certify.verdict import VERDICTS
+
     assert batch_files.VERDICTS == (*VERDICTS, "error")

@@ -1,4 +1,5 @@
 """certify: brackets contain the exact value (exact layer, F2/F13/F22), verdict semantics, decided at a margin."""
+
 from fractions import Fraction
 
 import mpmath as mp
@@ -15,12 +16,20 @@ DIRECTIONS = ("remove", "add", "both")
 
 #: binary randomized response up to t = 1000; a three-atom pair up to t = 60 (its exact enumeration grows as t²)
 finite_configs = st.one_of(
-    st.builds(lambda eps0, steps, scheme: Config(RandomizedResponse(eps0), scheme=scheme, steps=steps),
-              st.sampled_from(["0.3", "1", "2"]), st.sampled_from([1, 2, 7, 100, 1000]),
-              st.sampled_from(["allocation", "poisson"])),
-    st.builds(lambda steps, scheme: Config(DiscretePair(["0.5", "0.3", "0.2"], ["0.2", "0.3", "0.5"]), scheme=scheme,
-                                           steps=steps),
-              st.sampled_from([1, 3, 60]), st.sampled_from(["allocation", "poisson"])))
+    st.builds(
+        lambda eps0, steps, scheme: Config(RandomizedResponse(eps0), scheme=scheme, steps=steps),
+        st.sampled_from(["0.3", "1", "2"]),
+        st.sampled_from([1, 2, 7, 100, 1000]),
+        st.sampled_from(["allocation", "poisson"]),
+    ),
+    st.builds(
+        lambda steps, scheme: Config(
+            DiscretePair(["0.5", "0.3", "0.2"], ["0.2", "0.3", "0.5"]), scheme=scheme, steps=steps
+        ),
+        st.sampled_from([1, 3, 60]),
+        st.sampled_from(["allocation", "poisson"]),
+    ),
+)
 
 
 def exact_value(config, quantity, at, direction):
@@ -35,8 +44,7 @@ def exact_value(config, quantity, at, direction):
 def test_pld_bracket_contains_exact_epsilon(config, delta, direction):
     """pld-only certificate (exact step skipped) vs the exact enumeration (finite pairs, t up to 1000)."""
     truth = exact_value(config, "epsilon", delta, direction)
-    cert = certify(config, make_claim(delta=delta, claimed_epsilon="0"), direction, loss_steps=(1e-3,),
-                   use_exact=False)
+    cert = certify(config, make_claim(delta=delta, claimed_epsilon="0"), direction, loss_steps=(1e-3,), use_exact=False)
     assert cert.lower <= truth <= cert.upper
 
 
@@ -44,8 +52,9 @@ def test_pld_bracket_contains_exact_epsilon(config, delta, direction):
 @given(finite_configs, st.sampled_from(["0", "0.05", "0.5"]), st.sampled_from(DIRECTIONS))
 def test_pld_bracket_contains_exact_delta(config, eps, direction):
     truth = exact_value(config, "delta", eps, direction)
-    cert = certify(config, make_claim(epsilon=eps, claimed_delta="1e-6"), direction, loss_steps=(1e-3,),
-                   use_exact=False)
+    cert = certify(
+        config, make_claim(epsilon=eps, claimed_delta="1e-6"), direction, loss_steps=(1e-3,), use_exact=False
+    )
     assert cert.lower <= truth <= cert.upper
 
 
@@ -55,14 +64,20 @@ def test_gaussian_small_t_contains_exact(steps, direction):
     """Gaussian t ≤ 2: the pld certificate contains the exact layer's value (F13 closed form / quadrature)."""
     config = Config(Gaussian("1.5"), steps=steps)  # σ < 1 costs ~7 s per call here (heavy tails at small t)
     truth = api.delta(config, "0.5", direction=direction, digits=15)
-    cert = certify(config, make_claim(epsilon="0.5", claimed_delta="0.1"), direction, loss_steps=(1e-3,),
-                   use_exact=False)
+    cert = certify(
+        config, make_claim(epsilon="0.5", claimed_delta="0.1"), direction, loss_steps=(1e-3,), use_exact=False
+    )
     assert cert.lower <= truth.lower and truth.upper <= cert.upper
 
 
 @settings(max_examples=10)
-@given(finite_configs, st.sampled_from(["1e-4", "1e-8"]), st.sampled_from(DIRECTIONS),
-       st.sampled_from([Fraction(1, 10**6), Fraction(1, 100)]), st.booleans())
+@given(
+    finite_configs,
+    st.sampled_from(["1e-4", "1e-8"]),
+    st.sampled_from(DIRECTIONS),
+    st.sampled_from([Fraction(1, 10**6), Fraction(1, 100)]),
+    st.booleans(),
+)
 def test_verdict_never_wrong(config, delta, direction, margin, exact_first):
     """Claim just above the truth: never refuted; below it by a margin: never certified (exact or pld route)."""
     truth = exact_value(config, "epsilon", delta, direction)
@@ -71,12 +86,19 @@ def test_verdict_never_wrong(config, delta, direction, margin, exact_first):
     for claim, forbidden in ((above, "refuted"), (below, "certified")):
         if claim < 0:
             continue
-        cert = certify(config, make_claim(delta=delta, claimed_epsilon=claim), direction, loss_steps=(1e-3, 3e-4),
-                       use_exact=exact_first)
+        cert = certify(
+            config,
+            make_claim(delta=delta, claimed_epsilon=claim),
+            direction,
+            loss_steps=(1e-3, 3e-4),
+            use_exact=exact_first,
+        )
         assert cert.verdict != forbidden
 
 
-@pytest.mark.parametrize("eps0,steps,epochs,delta", [(0.02, 4, 30, "1e-5"), (0.013, 3, 20, "1e-9"), (1 / 64, 4, 25, "1e-5")])
+@pytest.mark.parametrize(
+    "eps0,steps,epochs,delta", [(0.02, 4, 30, "1e-5"), (0.013, 3, 20, "1e-9"), (1 / 64, 4, 25, "1e-5")]
+)
 def test_pld_steps_compose_epochs_on_a_finer_loss_step(eps0, steps, epochs, delta):
     """Allocation epochs: each pld step recomposes the epochs on a finer loss step (pld_accountant.finer_epochs,
     scaled with the schedule). At the first step (Δ = 1e-3) the ε bracket was 12–23 % wide and the δ bracket's ends
@@ -118,18 +140,21 @@ def test_decide_semantics():
     assert decide(Fraction(10), mp.mpf("-inf"), mp.mpf("inf")) == "inconclusive"
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    ({}, "claim"),
-    ({"delta": "1e-5"}, "claimed-epsilon"),
-    ({"claimed_epsilon": "1"}, "delta"),
-    ({"delta": "1e-5", "claimed_epsilon": "1", "epsilon": "1", "claimed_delta": "1e-5"}, "claim"),
-    ({"delta": "0", "claimed_epsilon": "1"}, "delta"),
-    ({"delta": "1", "claimed_epsilon": "1"}, "delta"),
-    ({"delta": "1e-5", "claimed_epsilon": "-1"}, "claimed-epsilon"),
-    ({"delta": "1e-5", "claimed_epsilon": float("nan")}, "claimed-epsilon"),
-    ({"epsilon": "1", "claimed_delta": "1"}, "claimed-delta"),
-    ({"epsilon": "nan", "claimed_delta": "0.1"}, "epsilon"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({}, "claim"),
+        ({"delta": "1e-5"}, "claimed-epsilon"),
+        ({"claimed_epsilon": "1"}, "delta"),
+        ({"delta": "1e-5", "claimed_epsilon": "1", "epsilon": "1", "claimed_delta": "1e-5"}, "claim"),
+        ({"delta": "0", "claimed_epsilon": "1"}, "delta"),
+        ({"delta": "1", "claimed_epsilon": "1"}, "delta"),
+        ({"delta": "1e-5", "claimed_epsilon": "-1"}, "claimed-epsilon"),
+        ({"delta": "1e-5", "claimed_epsilon": float("nan")}, "claimed-epsilon"),
+        ({"epsilon": "1", "claimed_delta": "1"}, "claimed-delta"),
+        ({"epsilon": "nan", "claimed_delta": "0.1"}, "epsilon"),
+    ],
+)
 def test_bad_claims(kwargs, name):
     with pytest.raises(InvalidParameter) as info:
         make_claim(**kwargs)

@@ -1,6 +1,7 @@
 """Issue #10 item 5: what a verdict rests on (quadrature is an estimate, not "exact"), --strict, infinite true ε
 (disjoint supports: the bracket is [+inf, +inf], refuted), NaN-free bracket arithmetic, and printed ends that
 agree with the verdict at the boundary (claim == printed lower end), --digits."""
+
 import json
 from fractions import Fraction
 
@@ -40,8 +41,12 @@ def test_disjoint_delta_claim_is_refuted():
 def test_pld_route_certifies_an_infinite_lower_end():
     """pld only (exact skipped), a pair with an atom at +inf of mass 1 − (1/2)^3 per direction: the certified lower
     ε is verified to be +inf (old: −inf, so [−inf, +inf] and INCONCLUSIVE)."""
-    cert = certify(Config(PARTLY_DISJOINT, steps=3), make_claim(delta="1e-5", claimed_epsilon="3"), use_exact=False,
-                   loss_steps=(1e-3,))
+    cert = certify(
+        Config(PARTLY_DISJOINT, steps=3),
+        make_claim(delta="1e-5", claimed_epsilon="3"),
+        use_exact=False,
+        loss_steps=(1e-3,),
+    )
     assert cert.lower == mp.inf and cert.upper == mp.inf and cert.verdict == "refuted"
     assert cert.methods == {"lower": "pld", "upper": "pld"}
 
@@ -75,8 +80,7 @@ def test_quadrature_is_labelled_and_strict_skips_it():
 
 
 def test_strict_keeps_exact_routes():
-    cert = certify(Config(RandomizedResponse(1), steps=100), make_claim(delta="1e-6", claimed_epsilon="5"),
-                   strict=True)
+    cert = certify(Config(RandomizedResponse(1), steps=100), make_claim(delta="1e-6", claimed_epsilon="5"), strict=True)
     assert cert.verdict == "certified" and cert.methods == {"lower": "exact", "upper": "exact"} and cert.rigorous
 
 
@@ -101,8 +105,8 @@ def test_shown_rounds_safely_and_extends_digits():
     # beyond MAX_DIGITS: the exact decimal of the binary end
     with mp.workprec(300):
         end = 1 + mp.mpf(2) ** -200
-    text = shown(end, 3, "down", Fraction(1) + Fraction(1, 2 ** 201))
-    assert Fraction(text) == 1 + Fraction(1, 2 ** 200)
+    text = shown(end, 3, "down", Fraction(1) + Fraction(1, 2**201))
+    assert Fraction(text) == 1 + Fraction(1, 2**200)
 
 
 def run_json(capsys, argv):
@@ -111,8 +115,19 @@ def run_json(capsys, argv):
 
 
 def test_cli_digits_and_strict(capsys):
-    base = ["certify", "--mechanism", "randomized-response", "--eps0", "1", "--steps", "1000", "--delta", "1e-6",
-            "--claimed-epsilon", "0.2"]
+    base = [
+        "certify",
+        "--mechanism",
+        "randomized-response",
+        "--eps0",
+        "1",
+        "--steps",
+        "1000",
+        "--delta",
+        "1e-6",
+        "--claimed-epsilon",
+        "0.2",
+    ]
     out = run_json(capsys, base + ["--digits", "4", "--strict"])
     assert (out["lower"], out["upper"], out["digits"]) == ("0.1266", "0.1267", 4)
     assert out["strict"] is True and out["rigorous"] is True and out["method"] == {"lower": "exact", "upper": "exact"}

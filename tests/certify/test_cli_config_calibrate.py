@@ -1,4 +1,5 @@
 """CLI certify/calibrate (JSON fields, exit 2), configuration files (JSON/TOML, errors), calibrate, report."""
+
 import importlib
 import json
 import pickle
@@ -27,8 +28,22 @@ def run_json(capsys, argv):
 
 
 def test_cli_json_fields(capsys):
-    out = run_json(capsys, ["certify", "--mechanism", "randomized-response", "--eps0", "1", "--steps", "1000",
-                            "--delta", "1e-5", "--claimed-epsilon", "0.2"])
+    out = run_json(
+        capsys,
+        [
+            "certify",
+            "--mechanism",
+            "randomized-response",
+            "--eps0",
+            "1",
+            "--steps",
+            "1000",
+            "--delta",
+            "1e-5",
+            "--claimed-epsilon",
+            "0.2",
+        ],
+    )
     for key in ("verdict", "lower", "upper", "method", "error_budget", "refinement", "stop_reason"):
         assert key in out
     assert out["verdict"] == "certified" and set(out["method"]) == {"lower", "upper"}
@@ -37,21 +52,64 @@ def test_cli_json_fields(capsys):
 
 
 def test_cli_delta_claim_pld(capsys):
-    out = run_json(capsys, ["certify", "--mechanism", "gaussian", "--sigma", "2", "--steps", "100", "--epsilon", "1",
-                            "--claimed-delta", "0.5", "--direction", "add", "--budget", "20"])
+    out = run_json(
+        capsys,
+        [
+            "certify",
+            "--mechanism",
+            "gaussian",
+            "--sigma",
+            "2",
+            "--steps",
+            "100",
+            "--epsilon",
+            "1",
+            "--claimed-delta",
+            "0.5",
+            "--direction",
+            "add",
+            "--budget",
+            "20",
+        ],
+    )
     assert out["verdict"] == "certified" and out["method"]["upper"] == "pld" and out["direction"] == "add"
     assert "add" in out["error_budget"]["upper"]
 
 
-@pytest.mark.parametrize("argv, name", [
-    (["--mechanism", "gaussian", "--sigma", "1", "--steps", "10", "--delta", "1e-5"], "claimed-epsilon"),
-    (["--mechanism", "gaussian", "--sigma", "1", "--steps", "10", "--delta", "2", "--claimed-epsilon", "1"], "delta"),
-    (["--mechanism", "gaussian", "--sigma", "1", "--steps", "10", "--delta", "1e-5", "--claimed-epsilon", "1",
-      "--epsilon", "1", "--claimed-delta", "0.1"], "claim"),
-    (["--steps", "10", "--delta", "1e-5", "--claimed-epsilon", "1"], "mechanism"),
-    (["--mechanism", "gaussian", "--sigma", "1", "--steps", "10", "--delta", "1e-5", "--claimed-epsilon", "nan"],
-     "claimed-epsilon"),
-])
+@pytest.mark.parametrize(
+    "argv, name",
+    [
+        (["--mechanism", "gaussian", "--sigma", "1", "--steps", "10", "--delta", "1e-5"], "claimed-epsilon"),
+        (
+            ["--mechanism", "gaussian", "--sigma", "1", "--steps", "10", "--delta", "2", "--claimed-epsilon", "1"],
+            "delta",
+        ),
+        (
+            [
+                "--mechanism",
+                "gaussian",
+                "--sigma",
+                "1",
+                "--steps",
+                "10",
+                "--delta",
+                "1e-5",
+                "--claimed-epsilon",
+                "1",
+                "--epsilon",
+                "1",
+                "--claimed-delta",
+                "0.1",
+            ],
+            "claim",
+        ),
+        (["--steps", "10", "--delta", "1e-5", "--claimed-epsilon", "1"], "mechanism"),
+        (
+            ["--mechanism", "gaussian", "--sigma", "1", "--steps", "10", "--delta", "1e-5", "--claimed-epsilon", "nan"],
+            "claimed-epsilon",
+        ),
+    ],
+)
 def test_cli_bad_input_exits_2(capsys, argv, name):
     assert cli.main(["certify"] + argv) == 2
     err = capsys.readouterr().err
@@ -68,22 +126,31 @@ def test_config_files_json_and_toml(tmp_path):
     js = load_config(write(tmp_path, "c.json", '{"mechanism": "gaussian", "sigma": 0.8, "steps": 1000, "epochs": 3}'))
     tm = load_config(write(tmp_path, "c.toml", 'mechanism = "gaussian"\nsigma = "4/5"\nsteps = 1000\nepochs = 3\n'))
     assert js == tm == Config(Gaussian("0.8"), steps=1000, epochs=3)
-    pair = load_config(write(tmp_path, "d.toml", 'mechanism = "discrete"\nsteps = 5\nscheme = "poisson"\nrate = "1/2"\n'
-                                                 'pair = {p = ["1/2", "1/2"], q = ["1/4", "3/4"]}\n'))
+    pair = load_config(
+        write(
+            tmp_path,
+            "d.toml",
+            'mechanism = "discrete"\nsteps = 5\nscheme = "poisson"\nrate = "1/2"\n'
+            'pair = {p = ["1/2", "1/2"], q = ["1/4", "3/4"]}\n',
+        )
+    )
     assert pair.mechanism.params() == DiscretePair(["1/2", "1/2"], ["1/4", "3/4"]).params() and pair.rate == 0.5
 
 
-@pytest.mark.parametrize("name, text, param", [
-    ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": 10, "colour": 1}', "colour"),
-    ("c.json", '{"mechanism": "gaussian", "sigma": 1, ', "config"),
-    ("c.toml", 'mechanism = "gaussian"\nsigma = \n', "config"),
-    ("c.toml", 'mechanism = "gaussian"\nsteps = 3\n', "sigma"),
-    ("c.json", '{"mechanism": "gaussian", "sigma": 1, "scale": 2, "steps": 10}', "scale"),
-    ("c.json", '{"mechanism": "gaussian", "sigma": -1, "steps": 10}', "sigma"),
-    ("c.json", '{"mechanism": "gaussian", "sigma": "__import__(\\"os\\")", "steps": 10}', "sigma"),
-    ("c.json", '[1, 2]', "config"),
-    ("c.yaml", 'mechanism: gaussian', "config"),
-])
+@pytest.mark.parametrize(
+    "name, text, param",
+    [
+        ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": 10, "colour": 1}', "colour"),
+        ("c.json", '{"mechanism": "gaussian", "sigma": 1, ', "config"),
+        ("c.toml", 'mechanism = "gaussian"\nsigma = \n', "config"),
+        ("c.toml", 'mechanism = "gaussian"\nsteps = 3\n', "sigma"),
+        ("c.json", '{"mechanism": "gaussian", "sigma": 1, "scale": 2, "steps": 10}', "scale"),
+        ("c.json", '{"mechanism": "gaussian", "sigma": -1, "steps": 10}', "sigma"),
+        ("c.json", '{"mechanism": "gaussian", "sigma": "__import__(\\"os\\")", "steps": 10}', "sigma"),
+        ("c.json", "[1, 2]", "config"),
+        ("c.yaml", "mechanism: gaussian", "config"),
+    ],
+)
 def test_config_file_errors(tmp_path, name, text, param):
     with pytest.raises(InvalidParameter) as info:
         load_config(write(tmp_path, name, text))
@@ -94,7 +161,9 @@ def test_cli_config_file(tmp_path, capsys):
     path = write(tmp_path, "c.toml", 'mechanism = "randomized-response"\neps0 = 1\nsteps = 100\n')
     out = run_json(capsys, ["certify", "--config", str(path), "--delta", "1e-5", "--claimed-epsilon", "0.01"])
     assert out["verdict"] == "refuted" and out["steps"] == 100
-    assert cli.main(["certify", "--config", str(path), "--steps", "5", "--delta", "1e-5", "--claimed-epsilon", "1"]) == 2
+    assert (
+        cli.main(["certify", "--config", str(path), "--steps", "5", "--delta", "1e-5", "--claimed-epsilon", "1"]) == 2
+    )
 
 
 def test_calibrate_single_step_checked_by_fresh_call():
@@ -114,8 +183,22 @@ def test_calibrate_cli_single_step(capsys):
 @pytest.mark.slow
 def test_calibrate_cli_pld(capsys):
     """t = 100 through the pld schedule (~50 s)."""
-    out = run_json(capsys, ["calibrate", "--steps", "100", "--target-epsilon", "2", "--delta", "1e-5",
-                            "--tolerance", "0.05", "--budget", "60"])
+    out = run_json(
+        capsys,
+        [
+            "calibrate",
+            "--steps",
+            "100",
+            "--target-epsilon",
+            "2",
+            "--delta",
+            "1e-5",
+            "--tolerance",
+            "0.05",
+            "--budget",
+            "60",
+        ],
+    )
     assert out["converged"], out["reason"]
     sigma = out["sigma_upper"]
     fresh = api.epsilon(Config(Gaussian(sigma), steps=100), "1e-5", method="pld")
@@ -164,10 +247,13 @@ def test_calibrate_stops_at_an_unsupported_probe(monkeypatch):
         module.calibrate(Config(Gaussian("0.05"), steps=10), "100", "1e-5")
 
 
-@pytest.mark.parametrize("exc", [
-    InvalidParameter("sigma", -1, "must be > 0"),
-    UnsupportedRequest("k", 5, "k <= steps"),
-])
+@pytest.mark.parametrize(
+    "exc",
+    [
+        InvalidParameter("sigma", -1, "must be > 0"),
+        UnsupportedRequest("k", 5, "k <= steps"),
+    ],
+)
 def test_errors_pickle_with_their_fields(exc):
     """calibrate's probe worker sends errors across processes: they must come back whole (the class, the fields
     and the one-line message), not fail in unpickling."""

@@ -6,6 +6,7 @@ curves (F2) of explicit PLDs written out here — randomized response with p = 3
 1/4: δ(ε) = ¾(1 − e^{ε − ln 3}) on [−ln 3, ln 3), so ε(δ) = ln(3 − 4δ) for δ < ¾, and ε(δ) = ln(1 − δ) below
 −ln 3) and a lower PLD completed by the mass it dropped — solved in mpmath.
 """
+
 import math
 from fractions import Fraction
 
@@ -103,8 +104,13 @@ ROUTES = [
 ]
 
 
-@pytest.mark.parametrize("config, cheap", ROUTES, ids=lambda x: repr(x) if isinstance(x, bool) else
-                         f"{x.mechanism!r}-{x.scheme}-t{x.steps}-k{x.k}-E{x.epochs}-rate{x.rate}")
+@pytest.mark.parametrize(
+    "config, cheap",
+    ROUTES,
+    ids=lambda x: (
+        repr(x) if isinstance(x, bool) else f"{x.mechanism!r}-{x.scheme}-t{x.steps}-k{x.k}-E{x.epochs}-rate{x.rate}"
+    ),
+)
 def test_exact_is_cheap_routes_by_the_documented_rule(config, cheap):
     """Routing (cost, not values): each case on one side of one clause of the rule. Kills: n = t/E, the count
     vector binomial off by one in either argument, `<=` → `<`, the allocation test inverted or misspelt

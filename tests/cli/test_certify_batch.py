@@ -6,6 +6,7 @@ recorded with verdict error and a nonzero exit at the end; hostile files, and da
 flag conflicts; the same file through `--executor dask` (a small in-process cluster, and a LocalCluster started
 by the command) and `--executor process`. Verdicts against independent truths: tests/certify/test_batch.py.
 """
+
 import csv
 import io
 import json
@@ -27,10 +28,24 @@ from verialloc.cli import executors, main
 ROWS = [
     {"id": "gauss-hi", "mechanism": "gaussian", "sigma": "1", "steps": "1", "epsilon": "1", "claimed_delta": "0.14"},
     {"id": "gauss-lo", "mechanism": "gaussian", "sigma": "1", "steps": "1", "epsilon": "1", "claimed_delta": "0.11"},
-    {"id": "rr-hi", "mechanism": "randomized-response", "eps0": "1", "steps": "1", "epochs": "2", "delta": "0.1",
-     "claimed_epsilon": "2"},
-    {"id": "rr-lo", "mechanism": "randomized-response", "eps0": "1", "steps": "1", "epochs": "2", "delta": "0.1",
-     "claimed_epsilon": "1"},
+    {
+        "id": "rr-hi",
+        "mechanism": "randomized-response",
+        "eps0": "1",
+        "steps": "1",
+        "epochs": "2",
+        "delta": "0.1",
+        "claimed_epsilon": "2",
+    },
+    {
+        "id": "rr-lo",
+        "mechanism": "randomized-response",
+        "eps0": "1",
+        "steps": "1",
+        "epochs": "2",
+        "delta": "0.1",
+        "claimed_epsilon": "1",
+    },
 ]
 VERDICTS = {"gauss-hi": "certified", "gauss-lo": "refuted", "rr-hi": "certified", "rr-lo": "refuted"}
 
@@ -39,7 +54,7 @@ def test_the_claims_sit_on_the_sides_they_are_said_to():
     gauss = mp.ncdf(-0.5) - mp.e * mp.ncdf(-1.5)
     assert 0.11 < gauss < 0.14
     a = mp.e / (1 + mp.e)  # RR twice: losses 2 (prob a²), 0, −2; δ(ε) = a²(1 − e^(ε−2)) for 0 <= ε < 2
-    eps = 2 + mp.log(1 - mp.mpf("0.1") / a ** 2)
+    eps = 2 + mp.log(1 - mp.mpf("0.1") / a**2)
     assert 1 < eps < 2
 
 
@@ -96,8 +111,14 @@ def test_batch_in_and_out_then_resume(tmp_path, capsys, src_ext, out_ext):
 
 def test_row_errors_are_recorded_and_the_exit_status_says_so(tmp_path, capsys):
     src, dst = tmp_path / "claims.jsonl", tmp_path / "results.csv"
-    write(src, [*ROWS[:2], {"id": "typo", "mechanism": "gausian", "sigma": 1, "steps": 1, "epsilon": 1,
-                            "claimed_delta": 0.2}, *ROWS[2:]])
+    write(
+        src,
+        [
+            *ROWS[:2],
+            {"id": "typo", "mechanism": "gausian", "sigma": 1, "steps": 1, "epsilon": 1, "claimed_delta": 0.2},
+            *ROWS[2:],
+        ],
+    )
     err = one_error_line(capsys, ["certify", "--batch", str(src), "--out", str(dst)])
     assert "1 of 5 rows have verdict error" in err and "first: line 3 (id typo): mechanism=gausian is invalid" in err
     got = results(dst)
@@ -111,18 +132,21 @@ def _fifo(tmp_path):
     return path
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda p: p / "noise.csv", "line 1 is not UTF-8 text"),
-    (lambda p: p / "nul.jsonl", "line 1 holds a NUL byte"),
-    (lambda p: p / "long.csv", f"line 2 is longer than {batch_files.MAX_LINE} bytes"),
-    (lambda p: p / "dir.csv", "must be a regular file"),
-    (lambda p: "/dev/zero", "must be a .csv or .jsonl file"),
-    (lambda p: p / "zero.csv", "must be a regular file"),  # a link to /dev/zero
-    (_fifo, "must be a regular file"),
-    (lambda p: p / "missing.csv", "cannot be read"),
-    (lambda p: p / "claims.txt", "must be a .csv or .jsonl file"),
-    (lambda p: p / "empty.csv", "is empty: a header row"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda p: p / "noise.csv", "line 1 is not UTF-8 text"),
+        (lambda p: p / "nul.jsonl", "line 1 holds a NUL byte"),
+        (lambda p: p / "long.csv", f"line 2 is longer than {batch_files.MAX_LINE} bytes"),
+        (lambda p: p / "dir.csv", "must be a regular file"),
+        (lambda p: "/dev/zero", "must be a .csv or .jsonl file"),
+        (lambda p: p / "zero.csv", "must be a regular file"),  # a link to /dev/zero
+        (_fifo, "must be a regular file"),
+        (lambda p: p / "missing.csv", "cannot be read"),
+        (lambda p: p / "claims.txt", "must be a .csv or .jsonl file"),
+        (lambda p: p / "empty.csv", "is empty: a header row"),
+    ],
+)
 def test_hostile_files_exit_2_in_one_line(tmp_path, capsys, make, message):
     (tmp_path / "noise.csv").write_bytes(bytes(range(128, 256)) * 40)
     (tmp_path / "nul.jsonl").write_bytes(b'{"id": "a"}\0\n')
@@ -147,10 +171,13 @@ def test_a_byte_order_mark_is_not_part_of_the_first_key(tmp_path, capsys, ext):
     assert status == 0 and {k: v["verdict"] for k, v in results(dst).items()} == VERDICTS
 
 
-@pytest.mark.parametrize("line, message", [
-    ('{"id": "a", "sigma": 1, "sigma": 2}', "the key 'sigma' appears twice in one object"),
-    ('{"id": "a", "mechanism": "gaussian", "sigma": NaN}', "NaN is not a JSON number"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ('{"id": "a", "sigma": 1, "sigma": 2}', "the key 'sigma' appears twice in one object"),
+        ('{"id": "a", "mechanism": "gaussian", "sigma": NaN}', "NaN is not a JSON number"),
+    ],
+)
 def test_json_that_json_would_silently_change_is_refused(tmp_path, capsys, line, message):
     src = tmp_path / "c.jsonl"
     src.write_text(line + "\n")
@@ -163,8 +190,10 @@ def test_a_jsonl_number_is_read_as_written(tmp_path, capsys):
     """0.10000000000000000001 in a JSON Lines row became 0.1 through float64 (and 1e-400 was refused): rows are read
     like config files, every digit kept, and echoed as written (#14)."""
     src, dst = tmp_path / "c.jsonl", tmp_path / "r.csv"
-    src.write_text('{"id": "a", "mechanism": "gaussian", "sigma": 0.10000000000000000001, "steps": 1, '
-                   '"delta": 1e-5, "claimed_epsilon": 60}\n')
+    src.write_text(
+        '{"id": "a", "mechanism": "gaussian", "sigma": 0.10000000000000000001, "steps": 1, '
+        '"delta": 1e-5, "claimed_epsilon": 60}\n'
+    )
     status, _, _ = run(capsys, ["certify", "--batch", str(src), "--out", str(dst)])
     assert status == 0 and results(dst)["a"]["sigma"] == "0.10000000000000000001"
 
@@ -188,21 +217,27 @@ def test_a_run_that_never_starts_leaves_no_results_file(tmp_path, capsys, monkey
     monkeypatch.setattr(executor, "CONNECT_TIMEOUT", 1)
     src, dst = tmp_path / "c.csv", tmp_path / "r.csv"
     write(src, ROWS)
-    one_error_line(capsys, ["certify", "--batch", str(src), "--out", str(dst), "--executor", "dask", "--scheduler",
-                            "tcp://127.0.0.1:9"], within=20)
+    one_error_line(
+        capsys,
+        ["certify", "--batch", str(src), "--out", str(dst), "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9"],
+        within=20,
+    )
     assert not dst.exists()
 
 
-@pytest.mark.parametrize("extra, message", [
-    (["--mechanism", "gaussian"], "mechanism=gaussian is invalid: cannot be combined with --batch"),
-    (["--delta", "1e-5"], "delta=1e-5 is invalid: cannot be combined with --batch"),
-    (["--report", "r.md"], "report=r.md is invalid: cannot be combined with --batch"),
-    (["--scheme", "poisson"], "scheme=poisson is invalid: cannot be combined with --batch"),
-    (["--executor", "spark"], "executor=spark is invalid: must be one of local|process|dask"),
-    (["--scheduler", "tcp://h:1"], "scheduler=tcp://h:1 is invalid: applies only to --executor dask"),
-    (["--workers", "0"], "workers=0 is invalid"),
-    (["--workers", "2"], "workers=2 is invalid: applies to --executor process|dask"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--mechanism", "gaussian"], "mechanism=gaussian is invalid: cannot be combined with --batch"),
+        (["--delta", "1e-5"], "delta=1e-5 is invalid: cannot be combined with --batch"),
+        (["--report", "r.md"], "report=r.md is invalid: cannot be combined with --batch"),
+        (["--scheme", "poisson"], "scheme=poisson is invalid: cannot be combined with --batch"),
+        (["--executor", "spark"], "executor=spark is invalid: must be one of local|process|dask"),
+        (["--scheduler", "tcp://h:1"], "scheduler=tcp://h:1 is invalid: applies only to --executor dask"),
+        (["--workers", "0"], "workers=0 is invalid"),
+        (["--workers", "2"], "workers=2 is invalid: applies to --executor process|dask"),
+    ],
+)
 def test_flag_conflicts(tmp_path, capsys, extra, message):
     src = tmp_path / "c.csv"
     write(src, ROWS)
@@ -216,16 +251,34 @@ def test_workers_are_at_most_two_per_core(tmp_path, capsys, monkeypatch):
     src = tmp_path / "c.csv"
     write(src, ROWS[:2])
     argv = ["certify", "--batch", str(src), "--out", str(tmp_path / "r.csv"), "--executor", "process", "--workers"]
-    assert ("workers=7 is invalid: must be an integer in [1, 6] (2 per core, 3 cores here: the tasks are CPU-bound"
-            in one_error_line(capsys, argv + ["7"]))
+    assert (
+        "workers=7 is invalid: must be an integer in [1, 6] (2 per core, 3 cores here: the tasks are CPU-bound"
+        in one_error_line(capsys, argv + ["7"])
+    )
     assert run(capsys, argv + ["6"])[0] == 0
 
 
 def test_batch_and_out_go_together(tmp_path, capsys):
     assert "out=(missing) is invalid" in one_error_line(capsys, ["certify", "--batch", str(tmp_path / "c.csv")])
     assert "batch=(missing) is invalid" in one_error_line(capsys, ["certify", "--out", str(tmp_path / "r.csv")])
-    err = one_error_line(capsys, ["certify", "--mechanism", "gaussian", "--sigma", "1", "--steps", "1", "--delta",
-                                  "1e-5", "--claimed-epsilon", "5", "--executor", "dask"])
+    err = one_error_line(
+        capsys,
+        [
+            "certify",
+            "--mechanism",
+            "gaussian",
+            "--sigma",
+            "1",
+            "--steps",
+            "1",
+            "--delta",
+            "1e-5",
+            "--claimed-epsilon",
+            "5",
+            "--executor",
+            "dask",
+        ],
+    )
     assert "executor=dask is invalid: applies only with --batch" in err
 
 
@@ -244,8 +297,21 @@ def test_dask_scheduler_gives_the_local_results(tmp_path, capsys, cluster):
     src = tmp_path / "c.csv"
     write(src, ROWS)
     assert run(capsys, ["certify", "--batch", str(src), "--out", str(tmp_path / "local.csv")])[0] == 0
-    status, out, err = run(capsys, ["certify", "--batch", str(src), "--out", str(tmp_path / "dask.csv"), "--executor",
-                                    "dask", "--scheduler", cluster.scheduler_address, "--json"])
+    status, out, err = run(
+        capsys,
+        [
+            "certify",
+            "--batch",
+            str(src),
+            "--out",
+            str(tmp_path / "dask.csv"),
+            "--executor",
+            "dask",
+            "--scheduler",
+            cluster.scheduler_address,
+            "--json",
+        ],
+    )
     assert status == 0 and json.loads(out)["executor"] == "dask", err
     assert _verdicts(tmp_path / "dask.csv") == _verdicts(tmp_path / "local.csv")
 
@@ -255,11 +321,15 @@ def test_local_pools_started_by_the_command(tmp_path, capsys, executor):
     pytest.importorskip("dask.distributed")
     src = tmp_path / "c.jsonl"
     write(src, ROWS[:2])
-    status, out, err = run(capsys, ["certify", "--batch", str(src), "--out", str(tmp_path / "r.jsonl"), "--executor",
-                                    executor, "--workers", "1"])
+    status, out, err = run(
+        capsys,
+        ["certify", "--batch", str(src), "--out", str(tmp_path / "r.jsonl"), "--executor", executor, "--workers", "1"],
+    )
     assert status == 0 and err == "" and f"(executor {executor})" in out
-    assert {k: v for k, (v, _, _) in _verdicts(tmp_path / "r.jsonl").items()} == {"gauss-hi": "certified",
-                                                                                  "gauss-lo": "refuted"}
+    assert {k: v for k, (v, _, _) in _verdicts(tmp_path / "r.jsonl").items()} == {
+        "gauss-hi": "certified",
+        "gauss-lo": "refuted",
+    }
 
 
 def test_stability_takes_the_executor_flags(capsys, cluster):
@@ -290,7 +360,6 @@ def test_resume_refuses_an_id_whose_inputs_changed(tmp_path, capsys, out_ext):
     assert dst.read_bytes() == before
 
 
-
 def _edit(path, key: str, changes: dict) -> int:
     """Change columns of the stored row `key` of a results file; returns its line number."""
     lines = path.read_text().splitlines(keepends=True)
@@ -313,19 +382,22 @@ def _edit(path, key: str, changes: dict) -> int:
 
 
 @pytest.mark.parametrize("out_ext", [".csv", ".jsonl"])
-@pytest.mark.parametrize("changes, column, message", [
-    ({"verdict": "banana"}, "verdict", "'banana' is not certified | refuted | inconclusive | error"),
-    ({"lower": "garbage"}, "lower", "'garbage' is not a number"),
-    ({"upper": ""}, "upper", "'' is not a number"),
-    ({"lower": "0.5"}, "upper", "is below lower = 0.5"),
-    ({"method_upper": "magic"}, "method_upper", "'magic' is not exact | pld | quadrature | statistical | none"),
-    ({"rigorous": "yes"}, "rigorous", "'yes' is not true | false"),
-    ({"seconds": "fast"}, "seconds", "'fast' is not a number of seconds"),
-    ({"error": "oops"}, "error", "'oops' is set for verdict refuted"),
-    ({"verdict": "error"}, "error", "'' is empty for verdict error"),
-    ({"id": ""}, "id", "'' is empty"),
-    ({"id": "gauss-hi"}, "id", "'gauss-hi' repeats line"),
-])
+@pytest.mark.parametrize(
+    "changes, column, message",
+    [
+        ({"verdict": "banana"}, "verdict", "'banana' is not certified | refuted | inconclusive | error"),
+        ({"lower": "garbage"}, "lower", "'garbage' is not a number"),
+        ({"upper": ""}, "upper", "'' is not a number"),
+        ({"lower": "0.5"}, "upper", "is below lower = 0.5"),
+        ({"method_upper": "magic"}, "method_upper", "'magic' is not exact | pld | quadrature | statistical | none"),
+        ({"rigorous": "yes"}, "rigorous", "'yes' is not true | false"),
+        ({"seconds": "fast"}, "seconds", "'fast' is not a number of seconds"),
+        ({"error": "oops"}, "error", "'oops' is set for verdict refuted"),
+        ({"verdict": "error"}, "error", "'' is empty for verdict error"),
+        ({"id": ""}, "id", "'' is empty"),
+        ({"id": "gauss-hi"}, "id", "'gauss-hi' repeats line"),
+    ],
+)
 def test_a_damaged_results_row_is_refused_before_any_row_runs(tmp_path, capsys, out_ext, changes, column, message):
     """A stored row that is not what the command writes was taken as done and skipped (a hostile-user finding)."""
     src, dst = tmp_path / "c.csv", tmp_path / f"r{out_ext}"
@@ -346,7 +418,10 @@ def test_a_results_record_with_missing_fields_is_refused(tmp_path, capsys):
     lines[2] = lines[2].rsplit(",", 2)[0] + "\n"  # the seconds and error fields lost
     dst.write_text("".join(lines))
     err = one_error_line(capsys, ["certify", "--batch", str(src), "--out", str(dst)])
-    assert f"out={dst} is invalid: line 3 has {len(batch_files.COLUMNS) - 2} fields, the header {len(batch_files.COLUMNS)}" in err
+    assert (
+        f"out={dst} is invalid: line 3 has {len(batch_files.COLUMNS) - 2} fields, the header {len(batch_files.COLUMNS)}"
+        in err
+    )
 
 
 @pytest.mark.parametrize("out_ext", [".csv", ".jsonl"])
@@ -358,24 +433,50 @@ def test_stored_rows_in_every_form_the_writer_uses_are_accepted(tmp_path, capsys
     _edit(dst, "gauss-hi", {"lower": "-inf", "upper": "+inf", "method_lower": "none", "method_upper": "none"})
     _edit(dst, "gauss-lo", {"lower": "1.2e-7", "upper": "3.5e+12"})
     _edit(dst, "rr-hi", {"lower": "nan", "upper": "0.5", "method_upper": "quadrature", "rigorous": "false"})
-    _edit(dst, "rr-lo", {"verdict": "error", "lower": "", "upper": "", "method_lower": "", "method_upper": "",
-                         "rigorous": "", "error": "sigma=-1 is invalid: must be > 0"})
+    _edit(
+        dst,
+        "rr-lo",
+        {
+            "verdict": "error",
+            "lower": "",
+            "upper": "",
+            "method_lower": "",
+            "method_upper": "",
+            "rigorous": "",
+            "error": "sigma=-1 is invalid: must be > 0",
+        },
+    )
     before = dst.read_bytes()
     status, out, _ = run(capsys, ["certify", "--batch", str(src), "--out", str(dst), "--json"])
     assert status == 0 and json.loads(out)["skipped"] == 4 and dst.read_bytes() == before
 
+
 #: Gaussian random-allocation rows of one to a few seconds each
-SLOW_ROWS = [{"id": f"alloc-{i}", "mechanism": "gaussian", "sigma": sigma, "scheme": "allocation", "steps": steps,
-              "epochs": "3", "delta": "1e-5", "claimed_epsilon": "0.25"}
-             for i, (sigma, steps) in enumerate([("1", "1000"), ("0.8", "2000"), ("0.85", "2000"), ("0.9", "2000"),
-                                                 ("0.8", "1500"), ("0.95", "2000")])]
+SLOW_ROWS = [
+    {
+        "id": f"alloc-{i}",
+        "mechanism": "gaussian",
+        "sigma": sigma,
+        "scheme": "allocation",
+        "steps": steps,
+        "epochs": "3",
+        "delta": "1e-5",
+        "claimed_epsilon": "0.25",
+    }
+    for i, (sigma, steps) in enumerate(
+        [("1", "1000"), ("0.8", "2000"), ("0.85", "2000"), ("0.9", "2000"), ("0.8", "1500"), ("0.95", "2000")]
+    )
+]
 #: the command line of a terminal: Python's own SIGINT handler (a shell starts background jobs ignoring SIGINT)
-CONSOLE = ("import signal, sys\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
-           "from verialloc.cli import main\nsys.exit(main(sys.argv[1:]))\n")
+CONSOLE = (
+    "import signal, sys\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+    "from verialloc.cli import main\nsys.exit(main(sys.argv[1:]))\n"
+)
 
 
 def _alive(process) -> bool:
     import psutil
+
     try:
         return process.status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
@@ -392,9 +493,26 @@ def test_ctrl_c_stops_a_local_dask_cluster_at_once_and_the_run_resumes(tmp_path,
     pytest.importorskip("dask.distributed")
     src, dst, ref = tmp_path / "c.csv", tmp_path / "r.csv", tmp_path / "ref.csv"
     write(src, SLOW_ROWS)
-    proc = subprocess.Popen([sys.executable, "-c", CONSOLE, "certify", "--batch", str(src), "--out", str(dst),
-                             "--executor", "dask", "--workers", "2"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            CONSOLE,
+            "certify",
+            "--batch",
+            str(src),
+            "--out",
+            str(dst),
+            "--executor",
+            "dask",
+            "--workers",
+            "2",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 120
         while not dst.exists() or dst.read_text().count("\n") < 2:  # the header and a first row
@@ -419,5 +537,6 @@ def test_ctrl_c_stops_a_local_dask_cluster_at_once_and_the_run_resumes(tmp_path,
     assert run(capsys, ["certify", "--batch", str(src), "--out", str(dst)])[0] == 0
     assert run(capsys, ["certify", "--batch", str(src), "--out", str(ref)])[0] == 0
     fields = ("verdict", "lower", "upper", "method_lower", "method_upper", "rigorous")
-    assert {k: [v[f] for f in fields] for k, v in results(dst).items()} == \
-        {k: [v[f] for f in fields] for k, v in results(ref).items()}
+    assert {k: [v[f] for f in fields] for k, v in results(dst).items()} == {
+        k: [v[f] for f in fields] for k, v in results(ref).items()
+    }

@@ -1,5 +1,6 @@
 """The CLI's error boundary and output (issue #11): exit statuses 0/2/3/130/141, one-line messages, --debug,
 --version, negative numbers as values, strict JSON, progress off a terminal, inputs echoed as typed and exact."""
+
 import io
 import json
 import os
@@ -29,17 +30,22 @@ def one_error_line(capsys, argv, status=2):
 def _strict(text):
     def refuse(token):
         raise ValueError(token)
+
     return json.loads(text, parse_constant=refuse)
 
 
 # --- argument parsing -------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("argv", [
-    ["epsilon", *GAUSS1, "--delta", "-1e-5"],
-    ["epsilon", "--delta", "-1e-5", *GAUSS1],
-    ["epsilon", *GAUSS1, "--delta=-1e-5"],
-    ["epsilon", *GAUSS1, "--del", "-1e-5"],  # an unambiguous abbreviation
-])
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["epsilon", *GAUSS1, "--delta", "-1e-5"],
+        ["epsilon", "--delta", "-1e-5", *GAUSS1],
+        ["epsilon", *GAUSS1, "--delta=-1e-5"],
+        ["epsilon", *GAUSS1, "--del", "-1e-5"],  # an unambiguous abbreviation
+    ],
+)
 def test_negative_delta_is_a_value_and_the_message_names_delta(capsys, argv):
     line = one_error_line(capsys, argv)
     assert line == "verialloc: error: delta=-1e-5 is invalid: must lie in the open interval (0, 1)"
@@ -47,15 +53,21 @@ def test_negative_delta_is_a_value_and_the_message_names_delta(capsys, argv):
 
 @pytest.mark.parametrize("text", ["-0.5", "-1/2", "-.5", "-5e-1"])
 def test_negative_epsilon_is_accepted(capsys, text):
-    assert main(["delta", "--mechanism", "randomized-response", "--eps0", "1", "--steps", "1", "--epsilon", text,
-                 "--json"]) == 0
+    assert (
+        main(
+            ["delta", "--mechanism", "randomized-response", "--eps0", "1", "--steps", "1", "--epsilon", text, "--json"]
+        )
+        == 0
+    )
     out = _strict(capsys.readouterr().out)
     assert out["epsilon"] == "-1/2" and out["input"]["epsilon"] == text
 
 
 @pytest.mark.parametrize("text,name", [("-1", "sigma"), ("-inf", "sigma"), ("-nan", "sigma")])
 def test_negative_parameters_name_their_flag(capsys, text, name):
-    line = one_error_line(capsys, ["delta", "--mechanism", "gaussian", "--sigma", text, "--steps", "1", "--epsilon", "1"])
+    line = one_error_line(
+        capsys, ["delta", "--mechanism", "gaussian", "--sigma", text, "--steps", "1", "--epsilon", "1"]
+    )
     assert line.startswith(f"verialloc: error: {name}={text} is invalid")
 
 
@@ -64,7 +76,9 @@ def test_number_text_is_ascii_decimal_or_p_q(capsys, text):
     """Fraction() reads "1_0" as 10 and other scripts' digits ("١" as 1): a number on the command line, in a file
     or a pair is ASCII digits, '.', 'e', sign and '/' only. Control characters in a value are escaped in the
     message line (ESC reached the terminal) (hostile-user findings, #14)."""
-    line = one_error_line(capsys, ["delta", "--mechanism", "gaussian", "--sigma", text, "--steps", "1", "--epsilon", "1"])
+    line = one_error_line(
+        capsys, ["delta", "--mechanism", "gaussian", "--sigma", text, "--steps", "1", "--epsilon", "1"]
+    )
     assert line.startswith("verialloc: error: sigma=") and "ASCII digits" in line
     assert line.isprintable()
 
@@ -73,8 +87,9 @@ def test_huge_integers_in_messages_are_named_by_size():
     """str() of an int beyond 4300 digits raises ValueError: the message builders crashed with it."""
     from verialloc.errors import InvalidParameter
     from verialloc.validation import abbreviated
-    assert str(InvalidParameter("steps", 10 ** 5000, "x")) == "steps=(an integer of 16610 bits) is invalid: x"
-    assert abbreviated(-(10 ** 5000)) == "(an integer of 16610 bits)"
+
+    assert str(InvalidParameter("steps", 10**5000, "x")) == "steps=(an integer of 16610 bits) is invalid: x"
+    assert abbreviated(-(10**5000)) == "(an integer of 16610 bits)"
 
 
 def test_bare_command_prints_a_usage_hint(capsys):
@@ -82,14 +97,17 @@ def test_bare_command_prints_a_usage_hint(capsys):
     assert "usage: verialloc" in line and "delta" in line and "--help" in line and "arguments=" not in line
 
 
-@pytest.mark.parametrize("argv,flag", [
-    (["delta", *GAUSS1, "--epsilon"], "--epsilon"),
-    (["delta", *GAUSS1, "--epsilon", "1", "--bogus", "3"], "--bogus"),
-    (["delta", "--mechanism", "gaussian", "--sigma", "1", "--epsilon", "1"], "--steps"),
-    (["delta", *GAUSS1, "--epsilon", "1", "--json=yes"], "--json"),
-    (["delta", *GAUSS1, "--epsilon", "1", "--s", "1"], "--s"),  # ambiguous abbreviation
-    (["bogus"], "bogus"),
-])
+@pytest.mark.parametrize(
+    "argv,flag",
+    [
+        (["delta", *GAUSS1, "--epsilon"], "--epsilon"),
+        (["delta", *GAUSS1, "--epsilon", "1", "--bogus", "3"], "--bogus"),
+        (["delta", "--mechanism", "gaussian", "--sigma", "1", "--epsilon", "1"], "--steps"),
+        (["delta", *GAUSS1, "--epsilon", "1", "--json=yes"], "--json"),
+        (["delta", *GAUSS1, "--epsilon", "1", "--s", "1"], "--s"),  # ambiguous abbreviation
+        (["bogus"], "bogus"),
+    ],
+)
 def test_argparse_errors_name_the_flag_in_one_line(capsys, argv, flag):
     line = one_error_line(capsys, argv)
     assert line.startswith("verialloc: error: ") and flag in line and "arguments=" not in line
@@ -97,6 +115,7 @@ def test_argparse_errors_name_the_flag_in_one_line(capsys, argv, flag):
 
 def test_version(capsys):
     from verialloc import __version__
+
     assert main(["--version"]) == 0
     assert capsys.readouterr().out.strip() == f"verialloc {__version__}"
 
@@ -107,6 +126,7 @@ def test_help_exits_0(capsys):
 
 
 # --- the error boundary -------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("where", ["before", "after"])
 def test_debug_prints_the_traceback_of_a_user_error(capsys, where):
@@ -120,11 +140,14 @@ def test_debug_prints_the_traceback_of_a_user_error(capsys, where):
 def _raising(exc):
     def run(args):
         raise exc
+
     return run
 
 
-@pytest.mark.parametrize("exc", [ZeroDivisionError("division by zero"), OverflowError("math range error\nsecond"),
-                                 KeyError("x"), RuntimeError()])
+@pytest.mark.parametrize(
+    "exc",
+    [ZeroDivisionError("division by zero"), OverflowError("math range error\nsecond"), KeyError("x"), RuntimeError()],
+)
 def test_unexpected_exception_is_internal_error_3(capsys, monkeypatch, exc):
     monkeypatch.setattr(query, "run", _raising(exc))
     line = one_error_line(capsys, ["delta", *GAUSS1, "--epsilon", "1"], status=3)
@@ -174,8 +197,13 @@ def test_broken_pipe_console(tmp_path):
     read, write = os.pipe()
     os.close(read)
     try:
-        proc = subprocess.run([sys.executable, "-m", "verialloc.cli", "delta", *GAUSS1, "--epsilon", "1", "--json"],
-                              stdout=write, stderr=subprocess.PIPE, text=True, timeout=120)
+        proc = subprocess.run(
+            [sys.executable, "-m", "verialloc.cli", "delta", *GAUSS1, "--epsilon", "1", "--json"],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
     finally:
         os.close(write)
     assert proc.returncode == 141 and proc.stderr == ""
@@ -184,31 +212,53 @@ def test_broken_pipe_console(tmp_path):
 def test_sigint_console():
     """A real SIGINT during the computation: one line, status 130. The child restores Python's SIGINT handler: a
     shell starts background jobs with SIGINT ignored, and the child would inherit that (seen in `.ci/seed-runs`)."""
-    code = ("import os, signal, sys\n"
-            "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
-            "from verialloc.cli import main, query\n"
-            "run = query.run\n"
-            "def interrupted(args):\n"
-            "    os.kill(os.getpid(), signal.SIGINT)\n"
-            "    return run(args)\n"
-            "query.run = interrupted\n"
-            "sys.exit(main(sys.argv[1:]))\n")
-    proc = subprocess.run([sys.executable, "-c", code, "delta", *GAUSS1, "--epsilon", "1"], capture_output=True,
-                          text=True, timeout=120)
+    code = (
+        "import os, signal, sys\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+        "from verialloc.cli import main, query\n"
+        "run = query.run\n"
+        "def interrupted(args):\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    return run(args)\n"
+        "query.run = interrupted\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "delta", *GAUSS1, "--epsilon", "1"], capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 130 and proc.stdout == "" and proc.stderr == "verialloc: interrupted\n"
 
 
 # --- output -------------------------------------------------------------------------------------------------------
 
+
 def test_strict_json_converts_non_finite_numpy_and_mpmath():
-    value = {"a": float("nan"), "b": [float("inf"), -float("inf")], "c": np.float64("nan"), "d": np.array([1.5, np.inf]),
-             "e": mp.mpf("-inf"), "f": mp.mpf("0.25"), "g": mp.mpf("1e400"), "h": np.int64(3), "i": np.bool_(True),
-             2.5: (1, None)}
+    value = {
+        "a": float("nan"),
+        "b": [float("inf"), -float("inf")],
+        "c": np.float64("nan"),
+        "d": np.array([1.5, np.inf]),
+        "e": mp.mpf("-inf"),
+        "f": mp.mpf("0.25"),
+        "g": mp.mpf("1e400"),
+        "h": np.int64(3),
+        "i": np.bool_(True),
+        2.5: (1, None),
+    }
     safe = strict_json(value)
     big = safe.pop("g")  # beyond float64: a decimal string
     assert isinstance(big, str) and mp.almosteq(mp.mpf(big), mp.mpf("1e400"), rel_eps=1e-15)
-    assert safe == {"a": "nan", "b": ["inf", "-inf"], "c": "nan", "d": [1.5, "inf"], "e": "-inf",
-                    "f": 0.25, "h": 3, "i": True, "2.5": [1, None]}
+    assert safe == {
+        "a": "nan",
+        "b": ["inf", "-inf"],
+        "c": "nan",
+        "d": [1.5, "inf"],
+        "e": "-inf",
+        "f": 0.25,
+        "h": 3,
+        "i": True,
+        "2.5": [1, None],
+    }
     text = dumps(value)
     assert "NaN" not in text and "Infinity" not in text and _strict(text)["d"] == [1.5, "inf"]
     with pytest.raises(TypeError):
@@ -244,17 +294,37 @@ def test_inputs_echoed_as_typed_and_exact(capsys):
 
 
 def test_poisson_rate_and_rdp_alpha_echo(capsys):
-    argv = ["rdp", "--mechanism", "randomized-response", "--eps0", "1", "--scheme", "poisson", "--steps", "2",
-            "--rate", "0.5", "--alpha", "2.0"]
+    argv = [
+        "rdp",
+        "--mechanism",
+        "randomized-response",
+        "--eps0",
+        "1",
+        "--scheme",
+        "poisson",
+        "--steps",
+        "2",
+        "--rate",
+        "0.5",
+        "--alpha",
+        "2.0",
+    ]
     assert main([*argv, "--json"]) == 0
     out = _strict(capsys.readouterr().out)
-    assert out["rate"] == "1/2" and out["alpha"] == "2" and out["input"]["rate"] == "0.5" and out["input"]["alpha"] == "2.0"
+    assert (
+        out["rate"] == "1/2"
+        and out["alpha"] == "2"
+        and out["input"]["rate"] == "0.5"
+        and out["input"]["alpha"] == "2.0"
+    )
     assert main(argv) == 0
-    assert capsys.readouterr().out.startswith("RDP at alpha=2.0 (=2) of randomized-response(eps0=1), poisson steps=2 "
-                                              "k=1 epochs=1 rate=0.5 (=1/2)")
+    assert capsys.readouterr().out.startswith(
+        "RDP at alpha=2.0 (=2) of randomized-response(eps0=1), poisson steps=2 k=1 epochs=1 rate=0.5 (=1/2)"
+    )
 
 
 # --- progress -----------------------------------------------------------------------------------------------------
+
 
 class _Clock:
     def __init__(self):

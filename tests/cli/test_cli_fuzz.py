@@ -11,6 +11,7 @@ item 5); the fuzz keeps drawing them, and a status 3 that matches one of them is
 A line that runs longer than TIME_LIMIT seconds is abandoned (hypothesis `reject`, shown with `note`): some valid
 but extreme inputs are very slow in numeric code (KNOWN_SLOW); this suite checks the CLI, not their speed.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -27,8 +28,30 @@ from verialloc.cli import main
 
 VALID_REAL = ["1", "0.5", "2", "1/3", "1e-5", "0.1", "3"]
 VALID_SMALL_INT = ["1", "2", "3"]
-BAD = ["0", "-1", "-1e-5", "nan", "-nan", "inf", "-inf", "1e308", "-1e308", "1e400", "1e-400", "abc", "", "1/0",
-       "9" * 40, "0x10", "1,2", "--", "-", " 1 ", "1e", "١"]
+BAD = [
+    "0",
+    "-1",
+    "-1e-5",
+    "nan",
+    "-nan",
+    "inf",
+    "-inf",
+    "1e308",
+    "-1e308",
+    "1e400",
+    "1e-400",
+    "abc",
+    "",
+    "1/0",
+    "9" * 40,
+    "0x10",
+    "1,2",
+    "--",
+    "-",
+    " 1 ",
+    "1e",
+    "١",
+]
 
 MECHANISMS = {"gaussian": "--sigma", "randomized-response": "--eps0", "laplace": "--scale"}
 COMMANDS = {"delta": "--epsilon", "epsilon": "--delta", "rdp": "--alpha"}
@@ -44,26 +67,32 @@ def flag_value(argv: list[str], flag: str) -> str | None:
         if tok == flag and i + 1 < len(argv):
             found = argv[i + 1]
         elif tok.startswith(flag + "="):
-            found = tok[len(flag) + 1:]
+            found = tok[len(flag) + 1 :]
     return found
 
 
 def _beyond_float(text: str | None) -> bool:
     try:
-        return text is not None and abs(Fraction(text.strip())) >= 2 ** 1024  # float64 overflows
+        return text is not None and abs(Fraction(text.strip())) >= 2**1024  # float64 overflows
     except (ValueError, ZeroDivisionError):
         return False
 
 
 def _rdp_huge_count(argv: list[str]) -> bool:
-    return flag_value(argv, "--method") == "rdp" and any(_beyond_float(flag_value(argv, f)) for f in ("--steps", "--epochs"))
+    return flag_value(argv, "--method") == "rdp" and any(
+        _beyond_float(flag_value(argv, f)) for f in ("--steps", "--epochs")
+    )
 
 
 def _exact_rdp_huge_alpha(argv: list[str]) -> bool:
     alpha = flag_value(argv, "--alpha")
     try:
-        return (argv[:1] == ["rdp"] and flag_value(argv, "--method") in (None, "exact")
-                and alpha is not None and abs(Fraction(alpha.strip())) > 10**154)
+        return (
+            argv[:1] == ["rdp"]
+            and flag_value(argv, "--method") in (None, "exact")
+            and alpha is not None
+            and abs(Fraction(alpha.strip())) > 10**154
+        )
     except (ValueError, ZeroDivisionError):
         return False
 
@@ -74,8 +103,23 @@ KNOWN_CRASHES: list = []  # the three found by this fuzz (rdp with counts beyond
 
 #: valid but extreme lines that run for minutes in numeric code (reported, not asserted; abandoned by the fuzz)
 KNOWN_SLOW = [
-    ["delta", "--mechanism", "laplace", "--scale", "1e308", "--steps", "10", "--epsilon", "2", "--scheme", "poisson",
-     "--method", "rdp", "--direction", "both"],  # > 60 s in rdp_logspace.poisson_rdp_curve (mpmath exp)
+    [
+        "delta",
+        "--mechanism",
+        "laplace",
+        "--scale",
+        "1e308",
+        "--steps",
+        "10",
+        "--epsilon",
+        "2",
+        "--scheme",
+        "poisson",
+        "--method",
+        "rdp",
+        "--direction",
+        "both",
+    ],  # > 60 s in rdp_logspace.poisson_rdp_curve (mpmath exp)
     ["epsilon", "--mechanism", "gaussian", "--sigma", "1e-400", "--steps", "1", "--delta", "1e-400"],  # > 20 s, exact
 ]
 
@@ -88,6 +132,7 @@ class _TooSlow(BaseException):
 def time_limit(seconds: float):
     """_TooSlow after `seconds` of CPU time (the same lines are abandoned however loaded the machine is), or after
     six times as much wall-clock time (a hang that does not burn CPU)."""
+
     def alarm(signum, frame):
         raise _TooSlow()
 
@@ -112,7 +157,7 @@ def value(draw, valid: list[str]) -> str:
     if kind == 16:
         return draw(st.sampled_from(BAD))
     if kind == 17:
-        return str(draw(st.integers(min_value=-10**30, max_value=10**30)))
+        return str(draw(st.integers(min_value=-(10**30), max_value=10**30)))
     if kind == 18:
         return repr(draw(st.floats(allow_nan=True, allow_infinity=True)))
     return draw(st.text(alphabet="0123456789.-+eE/xnaif ", max_size=8))
@@ -131,8 +176,10 @@ def command_lines(draw) -> list[str]:
     else:
         target_valid = ["1e-5", "0.01", "0.5", "1/3"]
     pairs = [
-        ("--mechanism", draw(st.sampled_from(sorted(MECHANISMS) + ["cauchy", ""]))
-         if draw(st.integers(0, 19)) == 0 else mechanism),
+        (
+            "--mechanism",
+            draw(st.sampled_from(sorted(MECHANISMS) + ["cauchy", ""])) if draw(st.integers(0, 19)) == 0 else mechanism,
+        ),
         (MECHANISMS[mechanism], draw(value(VALID_REAL))),
         ("--steps", draw(value(steps_valid))),
         (COMMANDS[command], draw(value(target_valid))),
@@ -219,27 +266,53 @@ def test_cli_argument_space_long(argv):
     check(argv)
 
 
-@pytest.mark.parametrize("argv", [
-    ["epsilon", "--delta", "-1e-5", "--mechanism", "gaussian", "--sigma", "1", "--steps", "1"],
-    ["delta", "--epsilon=-1e-5", "--mechanism=gaussian", "--sigma=1", "--steps=1", "--json"],
-    ["rdp", "--json", "--alpha", "1e400", "--mechanism", "gaussian", "--sigma", "1", "--steps", "1"],
-    ["rdp", "--alpha", "1e308", "--mechanism", "gaussian", "--sigma", "1e-400", "--steps", "9" * 40, "--method", "rdp"],
-    ["delta", "--mechanism", "laplace", "--scale", "1e308", "--steps", "1", "--epsilon", "-1e308", "--json"],
-    ["epsilon", "--mechanism", "randomized-response", "--eps0", "1e400", "--steps", "1", "--delta", "1e-400"],
-    ["delta", "--mechanism", "gaussian", "--sigma", "-nan", "--steps", "1", "--epsilon", "1"],
-    # seed-runs 234: the exact layer's size estimate took lgamma of 10³⁰⁸ epochs (OverflowError, status 3)
-    ["delta", "--mechanism=randomized-response", "--eps0=1", "--steps=1", "--epsilon=1", "--method=exact",
-     "--epochs=1e308", "--scheme=poisson", "--rate=1", "--direction=remove"],
-    ["delta", "--mechanism", "gaussian", "--sigma", "1", "--steps", "1", "--epsilon", "-inf"],
-    ["--mechanism", "gaussian", "delta"],
-    ["delta"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["epsilon", "--delta", "-1e-5", "--mechanism", "gaussian", "--sigma", "1", "--steps", "1"],
+        ["delta", "--epsilon=-1e-5", "--mechanism=gaussian", "--sigma=1", "--steps=1", "--json"],
+        ["rdp", "--json", "--alpha", "1e400", "--mechanism", "gaussian", "--sigma", "1", "--steps", "1"],
+        [
+            "rdp",
+            "--alpha",
+            "1e308",
+            "--mechanism",
+            "gaussian",
+            "--sigma",
+            "1e-400",
+            "--steps",
+            "9" * 40,
+            "--method",
+            "rdp",
+        ],
+        ["delta", "--mechanism", "laplace", "--scale", "1e308", "--steps", "1", "--epsilon", "-1e308", "--json"],
+        ["epsilon", "--mechanism", "randomized-response", "--eps0", "1e400", "--steps", "1", "--delta", "1e-400"],
+        ["delta", "--mechanism", "gaussian", "--sigma", "-nan", "--steps", "1", "--epsilon", "1"],
+        # seed-runs 234: the exact layer's size estimate took lgamma of 10³⁰⁸ epochs (OverflowError, status 3)
+        [
+            "delta",
+            "--mechanism=randomized-response",
+            "--eps0=1",
+            "--steps=1",
+            "--epsilon=1",
+            "--method=exact",
+            "--epochs=1e308",
+            "--scheme=poisson",
+            "--rate=1",
+            "--direction=remove",
+        ],
+        ["delta", "--mechanism", "gaussian", "--sigma", "1", "--steps", "1", "--epsilon", "-inf"],
+        ["--mechanism", "gaussian", "delta"],
+        ["delta"],
+    ],
+)
 def test_hand_picked_lines(argv):
     check(argv, limit=None)
 
 
-@pytest.mark.parametrize("reason,argv", [pytest.param(r, a, marks=pytest.mark.xfail(reason=r, strict=False))
-                                         for r, a, _ in KNOWN_CRASHES])
+@pytest.mark.parametrize(
+    "reason,argv", [pytest.param(r, a, marks=pytest.mark.xfail(reason=r, strict=False)) for r, a, _ in KNOWN_CRASHES]
+)
 def test_known_crash(reason, argv):
     status, out, err = run(argv)
     assert status in (0, 2), err
@@ -248,5 +321,8 @@ def test_known_crash(reason, argv):
 def test_fuzz_is_fast():
     """The default profile must stay cheap: one drawn line runs well under a second."""
     start = time.perf_counter()
-    check(["delta", "--mechanism", "randomized-response", "--eps0", "1", "--steps", "1", "--epsilon", "1", "--json"], limit=None)
+    check(
+        ["delta", "--mechanism", "randomized-response", "--eps0", "1", "--steps", "1", "--epsilon", "1", "--json"],
+        limit=None,
+    )
     assert time.perf_counter() - start < 5

@@ -7,6 +7,7 @@
 * hostile files and values (unparseable, wrong types, unknown keys, directories, /dev/zero, FIFOs, oversized files
   and inline text, huge numbers, NaN) exit 2 with one line naming the key, quickly and without a traceback.
 """
+
 import json
 import os
 import time
@@ -82,8 +83,10 @@ QUERIES = [
     (RR_POISSON, ["rdp", "--alpha", "2"]),
     (DISCRETE, ["epsilon", "--delta", "0.01"]),
     (DISCRETE, ["delta", "--epsilon", "0.1", "--method", "pld", "--loss-step", "1e-3"]),
-    ({"mechanism": "laplace", "scale": "2", "steps": 20}, ["delta", "--epsilon", "1", "--method", "rdp",
-                                                            "--direction", "remove", "--alpha-max", "16"]),
+    (
+        {"mechanism": "laplace", "scale": "2", "steps": 20},
+        ["delta", "--epsilon", "1", "--method", "rdp", "--direction", "remove", "--alpha-max", "16"],
+    ),
 ]
 
 
@@ -98,14 +101,19 @@ def test_flags_and_config_file_print_the_same(capsys, tmp_path, kind, data, quer
 
 
 @pytest.mark.parametrize("kind", ["json", "toml"])
-@pytest.mark.parametrize("text, exact", [("0.10000000000000000001", "10000000000000000001/100000000000000000000"),
-                                         ("1.5e-400", "3/" + "2" + "0" * 400)])
+@pytest.mark.parametrize(
+    "text, exact",
+    [("0.10000000000000000001", "10000000000000000001/100000000000000000000"), ("1.5e-400", "3/" + "2" + "0" * 400)],
+)
 def test_a_number_in_a_file_keeps_every_digit(capsys, tmp_path, kind, text, exact):
     """A bare number in JSON or TOML is read as written, as the flag would be: `0.10000000000000000001` was 0.1 and
     TOML's 1e-400 was 0.0 through float64 (hostile-user finding, #14)."""
     path = tmp_path / f"run.{kind}"
-    path.write_text('{"mechanism": "gaussian", "sigma": %s, "steps": 1}' % text if kind == "json"
-                    else f'mechanism = "gaussian"\nsigma = {text}\nsteps = 1\n')
+    path.write_text(
+        '{"mechanism": "gaussian", "sigma": %s, "steps": 1}' % text
+        if kind == "json"
+        else f'mechanism = "gaussian"\nsigma = {text}\nsteps = 1\n'
+    )
     query = ["rdp", "--alpha", "2", "--json"]
     by_file = json.loads(run_ok(capsys, query + ["--config", str(path)]))
     assert by_file["params"]["sigma"] == exact
@@ -123,12 +131,15 @@ def test_toml_digit_separators_are_toml_not_python(capsys, tmp_path):
     assert "ASCII digits" in one_error_line(capsys, ["rdp", "--alpha", "2", "--config", str(path)])
 
 
-@pytest.mark.parametrize("pair_value", [
-    PAIR,                                                  # a TOML/JSON table
-    json.dumps(PAIR),                                      # an inline JSON object string
-    "  \n" + json.dumps(PAIR),                             # ... after whitespace
-    "pair.json",                                           # a path (relative to the working directory)
-])
+@pytest.mark.parametrize(
+    "pair_value",
+    [
+        PAIR,  # a TOML/JSON table
+        json.dumps(PAIR),  # an inline JSON object string
+        "  \n" + json.dumps(PAIR),  # ... after whitespace
+        "pair.json",  # a path (relative to the working directory)
+    ],
+)
 def test_pair_forms_in_a_config_file_and_on_the_command_line(capsys, tmp_path, monkeypatch, pair_value):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pair.json").write_text(json.dumps(PAIR))
@@ -177,6 +188,7 @@ def test_audit_reads_the_config(capsys, tmp_path):
 
 # --- values: config-file answers against independent closed forms -------------------------------------------------
 
+
 def digits12(x) -> str:
     return mp.nstr(x, 12, strip_zeros=False)
 
@@ -201,8 +213,9 @@ def test_gaussian_rdp_from_config_is_alpha_over_two_sigma_squared(capsys, tmp_pa
 def test_poisson_randomized_response_from_config_matches_the_mixture(capsys, tmp_path):
     """One Poisson step at rate λ: remove δ = Σ [λP + (1−λ)Q − e^ε Q]_+, add δ = Σ [Q − e^ε (λP + (1−λ)Q)]_+."""
     data = dict(RR_POISSON, steps=1)
-    out = json.loads(run_ok(capsys, ["delta", "--config", write_config(tmp_path, data, "toml"), "--epsilon", "0.25",
-                                     "--json"]))
+    out = json.loads(
+        run_ok(capsys, ["delta", "--config", write_config(tmp_path, data, "toml"), "--epsilon", "0.25", "--json"])
+    )
     with mp.workdps(40):
         x, lam, k = mp.e, mp.mpf(1) / 2, mp.exp(mp.mpf(1) / 4)
         p, q = [x / (1 + x), 1 / (1 + x)], [1 / (1 + x), x / (1 + x)]
@@ -216,8 +229,23 @@ def test_poisson_randomized_response_from_config_matches_the_mixture(capsys, tmp
 
 def test_inline_pair_matches_the_hockey_stick_sum(capsys):
     """t = 1 discrete pair: δ(ε) = Σ [p_i − e^ε q_i]_+ (remove), Σ [q_i − e^ε p_i]_+ (add)."""
-    out = json.loads(run_ok(capsys, ["delta", "--mechanism", "discrete", "--pair", ' {"p": ["1/2", 0.5], "q": [0.25, '
-                                     '"3/4"]}', "--steps", "1", "--epsilon", "0.1", "--json"]))
+    out = json.loads(
+        run_ok(
+            capsys,
+            [
+                "delta",
+                "--mechanism",
+                "discrete",
+                "--pair",
+                ' {"p": ["1/2", 0.5], "q": [0.25, "3/4"]}',
+                "--steps",
+                "1",
+                "--epsilon",
+                "0.1",
+                "--json",
+            ],
+        )
+    )
     with mp.workdps(40):
         k = mp.exp(mp.mpf(1) / 10)
         p, q = [mp.mpf(1) / 2] * 2, [mp.mpf(1) / 4, mp.mpf(3) / 4]
@@ -238,9 +266,18 @@ COMMANDS = {
     "calibrate": ["calibrate", "--target-epsilon", "1", "--delta", "1e-5"],
     "audit": ["audit", "--delta", "1e-5"],
 }
-CONFIG_FLAG_VALUES = [("mechanism", "gaussian"), ("sigma", "0.8"), ("scale", "1"), ("eps0", "1"),
-                      ("pair", json.dumps(PAIR)), ("scheme", "allocation"), ("steps", "1"), ("k", "1"),
-                      ("epochs", "1"), ("rate", "1")]
+CONFIG_FLAG_VALUES = [
+    ("mechanism", "gaussian"),
+    ("sigma", "0.8"),
+    ("scale", "1"),
+    ("eps0", "1"),
+    ("pair", json.dumps(PAIR)),
+    ("scheme", "allocation"),
+    ("steps", "1"),
+    ("k", "1"),
+    ("epochs", "1"),
+    ("rate", "1"),
+]
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -299,8 +336,12 @@ HOSTILE_TEXT = [
     ("c.toml", 'mechanism = "gaussian"\nsigma = 1\nsteps = ' + "9" * 5000 + "\n", "config", "4300 digits"),
     ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": 1e400}', "steps", "(401 characters)"),
     ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": 2.5}', "steps", "integer >= 1"),
-    ("c.toml", 'mechanism = "gaussian"\nsigma = 1979-05-27T07:32:00Z\nsteps = 1\n', "sigma",
-     "1979-05-27T07:32:00+00:00 (a TOML date/time)"),  # was datetime.datetime(1979, 5, ...
+    (
+        "c.toml",
+        'mechanism = "gaussian"\nsigma = 1979-05-27T07:32:00Z\nsteps = 1\n',
+        "sigma",
+        "1979-05-27T07:32:00+00:00 (a TOML date/time)",
+    ),  # was datetime.datetime(1979, 5, ...
     ("c.toml", 'mechanism = "gaussian"\nsigma = 1\nsteps = 1\n[run]\nk = 2\n', "run", "(a table/object) is invalid"),
     ("c.json", '{"mechanism": "gaussian", "sigma": [1], "steps": 1}', "sigma", "(an array) is invalid"),
     ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": 0}', "steps", "integer >= 1"),
@@ -316,8 +357,18 @@ HOSTILE_TEXT = [
     ("c.json", '{"mechanism": "discrete", "pair": {"p": [1]}, "steps": 1}', "pair", '{"p": [...], "q": [...]}'),
     ("c.json", '{"mechanism": "discrete", "pair": {"p": [1], "q": [[1]]}, "steps": 1}', "q[0]", "probability"),
     ("c.json", '{"mechanism": "discrete", "pair": {"p": [NaN, 1], "q": [0.5, 0.5]}, "steps": 1}', "config", "NaN"),
-    ("c.json", '{"mechanism": "discrete", "pair": "{\\"p\\": [1], \\"p\\": [1], \\"q\\": [1]}", "steps": 1}', "pair", "appears twice"),
-    ("c.json", '{"mechanism": "discrete", "pair": {"p": [0.7, 0.7], "q": [0.5, 0.5]}, "steps": 1}', "p", "summing to 1"),
+    (
+        "c.json",
+        '{"mechanism": "discrete", "pair": "{\\"p\\": [1], \\"p\\": [1], \\"q\\": [1]}", "steps": 1}',
+        "pair",
+        "appears twice",
+    ),
+    (
+        "c.json",
+        '{"mechanism": "discrete", "pair": {"p": [0.7, 0.7], "q": [0.5, 0.5]}, "steps": 1}',
+        "p",
+        "summing to 1",
+    ),
     ("c.json", '{"mechanism": "discrete", "pair": "{\\"p\\": [1], ", "steps": 1}', "pair", "JSON object"),
     ("c.json", '{"mechanism": "discrete", "pair": "missing.json", "steps": 1}', "pair", "readable file"),
 ]
@@ -338,7 +389,8 @@ def test_a_byte_order_mark_is_read_as_nothing(capsys, tmp_path, kind):
     path = write_config(tmp_path, GAUSS, kind)
     Path(path).write_bytes(b"\xef\xbb\xbf" + Path(path).read_bytes())
     assert run_ok(capsys, ["delta", "--config", path, "--epsilon", "1"]) == run_ok(
-        capsys, ["delta", "--mechanism", "gaussian", "--sigma", "0.8", "--steps", "1", "--epsilon", "1"])
+        capsys, ["delta", "--mechanism", "gaussian", "--sigma", "0.8", "--steps", "1", "--epsilon", "1"]
+    )
 
 
 def test_non_utf8_config(capsys, tmp_path):
@@ -354,8 +406,13 @@ def _special_files(tmp_path):
     big = tmp_path / "big.json"
     with open(big, "wb") as fh:
         fh.truncate(MAX_PAIR_BYTES + 1)  # sparse: larger than the read limit
-    return {"dir.toml": "regular file", "zero.json": "regular file", "fifo.json": "regular file",
-            "big.json": f"at most {MAX_PAIR_BYTES} bytes", "absent.toml": "readable file"}
+    return {
+        "dir.toml": "regular file",
+        "zero.json": "regular file",
+        "fifo.json": "regular file",
+        "big.json": f"at most {MAX_PAIR_BYTES} bytes",
+        "absent.toml": "readable file",
+    }
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -377,23 +434,26 @@ def test_special_pair_files_in_a_config_file(capsys, tmp_path):
 DISCRETE_QUERY = ["delta", "--mechanism", "discrete", "--steps", "1", "--epsilon", "1"]
 
 
-@pytest.mark.parametrize("text, key, valid", [
-    ('{"p": [0.5, 0.5], "q": ', "pair", "JSON object"),
-    ('{"p": [0.5, 0.5]}', "pair", '{"p": [...], "q": [...]}'),
-    ('{"p": [0.5, 0.5], "q": [0.5, 0.5], "r": []}', "pair", "(unknown key 'r')"),
-    ('{"q": [0.5, 0.5]}', "pair", "(missing 'p')"),
-    ('{"p": [NaN, 1], "q": [0.5, 0.5]}', "pair", "NaN is not a JSON number"),
-    ('{"p": [1e999, 1], "q": [0.5, 0.5]}', "p", "sum 1.0e+999"),  # was an OverflowError in the message
-    ('{"p": [0.4, 0.5], "q": [0.5, 0.5]}', "p", "summing to 1 (within 1e-09)"),
-    ('{"p": [0.5, 0.5], "q": [0.5, 0.5], "q": [1, 0]}', "pair", "the key 'q' appears twice"),
-    ('{"p": ["1e-99999999", 1], "q": [0.5, 0.5]}', "p[0]", "exponent in"),
-    ('{"p": [1' + "0" * 5000 + '], "q": [1]}', "pair", "4300 digits"),
-    ('{"p": ["__import__(\'os\')", 1], "q": [0.5, 0.5]}', "p[0]", "finite real number"),
-    ('{"p": [0.5, 0.5], "q": [1]}', "q", "same length"),
-    ('{"p": "ab", "q": [1]}', "p", "non-empty list"),
-    ("{" + "[" * 100_000, "pair", "JSON object"),
-    ("[0.5, 0.5]", "pair", '{"p": [...], "q": [...]}'),  # a JSON array: was "must be a readable file"
-])
+@pytest.mark.parametrize(
+    "text, key, valid",
+    [
+        ('{"p": [0.5, 0.5], "q": ', "pair", "JSON object"),
+        ('{"p": [0.5, 0.5]}', "pair", '{"p": [...], "q": [...]}'),
+        ('{"p": [0.5, 0.5], "q": [0.5, 0.5], "r": []}', "pair", "(unknown key 'r')"),
+        ('{"q": [0.5, 0.5]}', "pair", "(missing 'p')"),
+        ('{"p": [NaN, 1], "q": [0.5, 0.5]}', "pair", "NaN is not a JSON number"),
+        ('{"p": [1e999, 1], "q": [0.5, 0.5]}', "p", "sum 1.0e+999"),  # was an OverflowError in the message
+        ('{"p": [0.4, 0.5], "q": [0.5, 0.5]}', "p", "summing to 1 (within 1e-09)"),
+        ('{"p": [0.5, 0.5], "q": [0.5, 0.5], "q": [1, 0]}', "pair", "the key 'q' appears twice"),
+        ('{"p": ["1e-99999999", 1], "q": [0.5, 0.5]}', "p[0]", "exponent in"),
+        ('{"p": [1' + "0" * 5000 + '], "q": [1]}', "pair", "4300 digits"),
+        ('{"p": ["__import__(\'os\')", 1], "q": [0.5, 0.5]}', "p[0]", "finite real number"),
+        ('{"p": [0.5, 0.5], "q": [1]}', "q", "same length"),
+        ('{"p": "ab", "q": [1]}', "p", "non-empty list"),
+        ("{" + "[" * 100_000, "pair", "JSON object"),
+        ("[0.5, 0.5]", "pair", '{"p": [...], "q": [...]}'),  # a JSON array: was "must be a readable file"
+    ],
+)
 def test_bad_inline_pair_exits_2(capsys, text, key, valid):
     line = one_error_line(capsys, DISCRETE_QUERY + ["--pair", text])
     assert line.startswith(f"verialloc: error: {key}="), line
@@ -404,8 +464,26 @@ def test_inline_pair_numbers_are_exact_and_renormalization_is_shown(capsys):
     """Issue #10 item 7's pair with bare JSON numbers: q = [1, 1e-400] is read exactly (it was refused as beyond
     float64), divided by its sum 1 + 1e-400, and the output names that sum. True ε = ln(0.5·10⁴⁰⁰) + ln(0.8)."""
     import mpmath as mp
-    out = json.loads(run_ok(capsys, ["epsilon", "--mechanism", "discrete", "--pair", '{"p": [0.5, 0.5], "q": [1, 1e-400]}',
-                                     "--steps", "1", "--delta", "0.1", "--direction", "remove", "--json"]))
+
+    out = json.loads(
+        run_ok(
+            capsys,
+            [
+                "epsilon",
+                "--mechanism",
+                "discrete",
+                "--pair",
+                '{"p": [0.5, 0.5], "q": [1, 1e-400]}',
+                "--steps",
+                "1",
+                "--delta",
+                "0.1",
+                "--direction",
+                "remove",
+                "--json",
+            ],
+        )
+    )
     assert out["params"]["q_given_sum"] == "1" + "0" * 399 + "1/1" + "0" * 400
     with mp.workdps(30):
         truth = mp.log(mp.mpf("0.5e400")) + mp.log(mp.mpf("0.8")) + mp.log1p(mp.mpf("1e-400"))
@@ -416,11 +494,18 @@ def test_inline_pair_numbers_are_exact_and_renormalization_is_shown(capsys):
 @pytest.mark.parametrize("kind", ["toml", "json", "pair"])
 def test_a_file_in_another_unicode_encoding_is_named(capsys, tmp_path, encoding, name, kind):
     """UTF-16/32 files (Windows editors) were refused as 'byte 0 is not UTF-8'; the message names the encoding."""
-    text = {"toml": 'mechanism = "gaussian"\nsigma = 1\nsteps = 1\n', "json": GAUSS_JSON % "1",
-            "pair": '{"p": [1], "q": [1]}'}[kind]
+    text = {
+        "toml": 'mechanism = "gaussian"\nsigma = 1\nsteps = 1\n',
+        "json": GAUSS_JSON % "1",
+        "pair": '{"p": [1], "q": [1]}',
+    }[kind]
     path = tmp_path / f"c.{'json' if kind == 'pair' else kind}"
     path.write_bytes(text.encode(encoding))  # Python writes the byte-order mark
-    argv = (DISCRETE_QUERY + ["--pair", str(path)]) if kind == "pair" else ["delta", "--config", str(path), "--epsilon", "1"]
+    argv = (
+        (DISCRETE_QUERY + ["--pair", str(path)])
+        if kind == "pair"
+        else ["delta", "--config", str(path), "--epsilon", "1"]
+    )
     line = one_error_line(capsys, argv)
     assert f"it is {name}" in line and "save it as UTF-8" in line, line
 

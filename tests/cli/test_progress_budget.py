@@ -1,4 +1,5 @@
 """Issue #11: progress for the long methods (best, analytic) and calibrate's --budget as a hard limit."""
+
 import importlib
 import inspect
 import json
@@ -16,7 +17,9 @@ def test_every_long_method_takes_progress():
     takes = {name for name, m in METHODS.items() if m.takes_progress}
     assert takes == {"pld", "best", "analytic"}
     for name, m in METHODS.items():
-        accepts = all("progress" in inspect.signature(getattr(m.accountant, q)).parameters for q in ("delta", "epsilon"))
+        accepts = all(
+            "progress" in inspect.signature(getattr(m.accountant, q)).parameters for q in ("delta", "epsilon")
+        )
         assert accepts == (name in takes), name
 
 
@@ -45,8 +48,25 @@ def test_cli_passes_progress_to_analytic(monkeypatch, capsys):
         return real(*args, progress=progress, **kwargs)
 
     monkeypatch.setattr(api.METHODS["analytic"], "delta", spy)
-    assert main(["delta", "--mechanism", "gaussian", "--sigma", "1", "--steps", "4", "--epsilon", "1",
-                 "--method", "analytic", "--json"]) == 0
+    assert (
+        main(
+            [
+                "delta",
+                "--mechanism",
+                "gaussian",
+                "--sigma",
+                "1",
+                "--steps",
+                "4",
+                "--epsilon",
+                "1",
+                "--method",
+                "analytic",
+                "--json",
+            ]
+        )
+        == 0
+    )
     out, err = capsys.readouterr()
     json.loads(out)
     assert seen and all(callable(p) for p in seen)
@@ -66,8 +86,7 @@ def test_calibrate_stops_a_running_probe_at_the_deadline(monkeypatch):
     stages = []
     budget = 2.0
     t0 = time.monotonic()
-    cal = calibrate_mod.calibrate(Config(Gaussian(1), steps=1000), "1", "1e-5", budget=budget,
-                                  progress=stages.append)
+    cal = calibrate_mod.calibrate(Config(Gaussian(1), steps=1000), "1", "1e-5", budget=budget, progress=stages.append)
     elapsed = time.monotonic() - t0
     assert elapsed <= budget * 1.5 + 5
     assert not cal.converged and "stopped at the deadline" in cal.reason
@@ -79,8 +98,9 @@ def test_calibrate_cli_budget_is_a_hard_limit(capsys):
     """The issue's case (steps 1000, target 1) with a small budget: returns within it (generous margin)."""
     budget = 8
     t0 = time.monotonic()
-    code = main(["calibrate", "--steps", "1000", "--target-epsilon", "1", "--delta", "1e-5", "--budget", str(budget),
-                 "--json"])
+    code = main(
+        ["calibrate", "--steps", "1000", "--target-epsilon", "1", "--delta", "1e-5", "--budget", str(budget), "--json"]
+    )
     elapsed = time.monotonic() - t0
     out, _ = capsys.readouterr()
     assert elapsed <= budget * 1.5 + 5

@@ -1,5 +1,6 @@
 """Issue #11: hostile input and oversized work are refused before work starts (cost model, verialloc.cost), budgets
 are hard limits, extreme parameters get the right answer or a clear refusal, pair files are read with a limit."""
+
 import math
 import subprocess
 import sys
@@ -21,21 +22,84 @@ def cli(capsys, *argv):
     return status, captured.out, captured.err, time.perf_counter() - start
 
 
-@pytest.mark.parametrize("argv,name", [
-    (["rdp", "--mechanism", "gaussian", "--sigma", "1", "--steps", "10", "--alpha", "1000000"], "alpha="),
-    (["epsilon", "--mechanism", "gaussian", "--sigma", "1", "--steps", "1e10", "--delta", "1e-5", "--method", "pld"],
-     "steps="),
-    (["epsilon", "--mechanism", "gaussian", "--sigma", "1", "--steps", "1e12", "--delta", "1e-5", "--method", "pld"],
-     "steps="),
-    (["epsilon", "--mechanism", "gaussian", "--sigma", "1", "--steps", "10", "--epochs", "1e6", "--delta", "1e-5",
-      "--method", "pld"], "epochs="),
-    (["epsilon", "--mechanism", "gaussian", "--sigma", "1", "--steps", "10", "--delta", "1e-5", "--method", "mc",
-      "--samples", "1e12"], "samples="),
-    (["calibrate", "--steps", "10", "--target-epsilon", "0", "--delta", "1e-5"], "target-epsilon=0"),
-    (["calibrate", "--steps", "10", "--target-epsilon", "-1", "--delta", "1e-5"], "target-epsilon=-1"),
-    (["stability", "--probe", "rdp-logspace", "--x", "1e6", "--y", "10"], "alpha="),
-    (["stability", "--probe", "rdp-linear", "--x", "1e6", "--y", "10"], "alpha="),
-])
+@pytest.mark.parametrize(
+    "argv,name",
+    [
+        (["rdp", "--mechanism", "gaussian", "--sigma", "1", "--steps", "10", "--alpha", "1000000"], "alpha="),
+        (
+            [
+                "epsilon",
+                "--mechanism",
+                "gaussian",
+                "--sigma",
+                "1",
+                "--steps",
+                "1e10",
+                "--delta",
+                "1e-5",
+                "--method",
+                "pld",
+            ],
+            "steps=",
+        ),
+        (
+            [
+                "epsilon",
+                "--mechanism",
+                "gaussian",
+                "--sigma",
+                "1",
+                "--steps",
+                "1e12",
+                "--delta",
+                "1e-5",
+                "--method",
+                "pld",
+            ],
+            "steps=",
+        ),
+        (
+            [
+                "epsilon",
+                "--mechanism",
+                "gaussian",
+                "--sigma",
+                "1",
+                "--steps",
+                "10",
+                "--epochs",
+                "1e6",
+                "--delta",
+                "1e-5",
+                "--method",
+                "pld",
+            ],
+            "epochs=",
+        ),
+        (
+            [
+                "epsilon",
+                "--mechanism",
+                "gaussian",
+                "--sigma",
+                "1",
+                "--steps",
+                "10",
+                "--delta",
+                "1e-5",
+                "--method",
+                "mc",
+                "--samples",
+                "1e12",
+            ],
+            "samples=",
+        ),
+        (["calibrate", "--steps", "10", "--target-epsilon", "0", "--delta", "1e-5"], "target-epsilon=0"),
+        (["calibrate", "--steps", "10", "--target-epsilon", "-1", "--delta", "1e-5"], "target-epsilon=-1"),
+        (["stability", "--probe", "rdp-logspace", "--x", "1e6", "--y", "10"], "alpha="),
+        (["stability", "--probe", "rdp-linear", "--x", "1e6", "--y", "10"], "alpha="),
+    ],
+)
 def test_oversized_requests_are_refused_at_once(capsys, argv, name):
     status, out, err, seconds = cli(capsys, *argv)
     assert status == 2 and out == ""
@@ -46,7 +110,7 @@ def test_oversized_requests_are_refused_at_once(capsys, argv, name):
 
 def test_budget_refusal_names_the_nearest_feasible_setting():
     with pytest.raises(cost.BudgetExceeded) as info:
-        api.rdp(Config(Gaussian(1), steps=10), 10 ** 6)
+        api.rdp(Config(Gaussian(1), steps=10), 10**6)
     assert info.value.name == "alpha" and "nearest feasible setting is alpha <=" in str(info.value)
     feasible = int(str(info.value).split("alpha <= ")[1].split(";")[0])
     assert cost.estimate("rdp", Config(Gaussian(1), steps=10), "exact", feasible).seconds <= cost.DEFAULT_SECONDS
@@ -57,15 +121,16 @@ def test_api_budget_keyword():
     with pytest.raises(cost.BudgetExceeded):
         api.epsilon(config, "1e-5", method="pld", budget=0.5)
     with pytest.raises(cost.BudgetExceeded):
-        api.epsilon(config, "1e-5", method="pld", budget=cost.Budget(seconds=600, memory=2 ** 20))
+        api.epsilon(config, "1e-5", method="pld", budget=cost.Budget(seconds=600, memory=2**20))
     with pytest.raises(InvalidParameter):
         api.epsilon(config, "1e-5", method="pld", budget=-1)
 
 
 @pytest.mark.parametrize("sigma", ["1e300", "1e-300", "1e400"])
 def test_extreme_sigma_exact_cli(capsys, sigma):
-    status, out, err, seconds = cli(capsys, "delta", "--mechanism", "gaussian", "--sigma", sigma, "--steps", "1",
-                                    "--epsilon", "1", "--json")
+    status, out, err, seconds = cli(
+        capsys, "delta", "--mechanism", "gaussian", "--sigma", sigma, "--steps", "1", "--epsilon", "1", "--json"
+    )
     assert status == 0, err
     assert seconds < 20
 
@@ -79,8 +144,10 @@ def test_extreme_values_python_api():
 
 
 @pytest.mark.parametrize("method", ["pld", "analytic", "rdp", "best", "mc"])
-@pytest.mark.parametrize("sigma,epsilon,name", [("1e300", 1, "sigma"), ("1e-300", 1, "sigma"),
-                                                ("1", "1e308", "epsilon"), ("1", "-1e5", "epsilon")])
+@pytest.mark.parametrize(
+    "sigma,epsilon,name",
+    [("1e300", 1, "sigma"), ("1e-300", 1, "sigma"), ("1", "1e308", "epsilon"), ("1", "-1e5", "epsilon")],
+)
 def test_float_methods_refuse_out_of_range(method, sigma, epsilon, name):
     if method == "pld" and name == "epsilon":  # pld answers any ε soundly (issue #10 item 2): check it instead
         got = api.delta(Config(Gaussian(sigma), steps=10), epsilon, method=method, direction="remove")
@@ -111,6 +178,7 @@ def test_pair_file_size_and_atoms_are_capped(tmp_path):
     from verialloc.io.config_file import json_parameter
     from verialloc.mechanisms import DiscretePair
     from verialloc.mechanisms import finite
+
     big = tmp_path / "big.json"
     big.write_text('{"p": [1], "q": [1]}' + " " * (files.MAX_BYTES + 1))
     with pytest.raises(InvalidParameter, match="bytes"):
@@ -122,10 +190,13 @@ def test_pair_file_size_and_atoms_are_capped(tmp_path):
 
 def test_fifo_pair_does_not_block(tmp_path):
     import os
+
     fifo = tmp_path / "pair.json"
     os.mkfifo(fifo)
-    code = f"from verialloc.io.config_file import json_parameter\ntry:\n    json_parameter('pair', {str(fifo)!r})\n" \
-           "except Exception as e:\n    print(type(e).__name__)"
+    code = (
+        f"from verialloc.io.config_file import json_parameter\ntry:\n    json_parameter('pair', {str(fifo)!r})\n"
+        "except Exception as e:\n    print(type(e).__name__)"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "InvalidParameter"
 
@@ -141,21 +212,24 @@ def test_calibrate_budget_is_a_hard_limit():
 
 def test_calibrate_refused_when_no_probe_fits():
     with pytest.raises(cost.BudgetExceeded) as info:
-        calibrate(Config(Gaussian(1), steps=10 ** 12), 1, "1e-5", budget=60)
+        calibrate(Config(Gaussian(1), steps=10**12), 1, "1e-5", budget=60)
     assert info.value.name == "steps"
 
 
 def test_estimate_is_monotone():
     def seconds(**kw):
         return cost.estimate("epsilon", Config(Gaussian(1), **kw), "pld", "1e-5").seconds
+
     # from the allocation's plan (array entries): t = 10 plans a finer grid than t = 10⁴ and is slower (2.0 s and
     # 1.5 s measured at t = 10 and 10³), so the estimate rises with t only from there
-    assert seconds(steps=10 ** 4) < seconds(steps=10 ** 7) < seconds(steps=10 ** 9)
-    assert seconds(steps=100, epochs=1) < seconds(steps=100, epochs=100) < seconds(steps=100, epochs=10 ** 5)
-    exact = [cost.estimate("rdp", Config(Gaussian(1), steps=10), "exact", a).seconds for a in (10, 100, 1000, 10 ** 5)]
+    assert seconds(steps=10**4) < seconds(steps=10**7) < seconds(steps=10**9)
+    assert seconds(steps=100, epochs=1) < seconds(steps=100, epochs=100) < seconds(steps=100, epochs=10**5)
+    exact = [cost.estimate("rdp", Config(Gaussian(1), steps=10), "exact", a).seconds for a in (10, 100, 1000, 10**5)]
     assert exact == sorted(exact) and exact[0] < exact[-1]
-    mc = [cost.estimate("delta", Config(Gaussian(1), steps=10), "mc", 1, {"samples": n}).seconds
-          for n in (10 ** 3, 10 ** 6, 10 ** 9)]
+    mc = [
+        cost.estimate("delta", Config(Gaussian(1), steps=10), "mc", 1, {"samples": n}).seconds
+        for n in (10**3, 10**6, 10**9)
+    ]
     assert mc == sorted(mc)
 
 
@@ -166,10 +240,17 @@ def test_estimate_is_monotone():
 #: one δ evaluation, timed on the 2-core machine (nice 10, under load): (σ, steps, ε, direction, digits, seconds);
 #: the last two did not finish within 170 s
 QUADRATURE_TIMINGS = [
-    ("1", 3, "1", "remove", 12, 20.3), ("1", 3, "3", "remove", 12, 30.9), ("20", 3, "0.05", "remove", 12, 105.9),
-    ("1/5", 3, "5", "remove", 12, 37.5), ("10", 3, "0.5", "remove", 5, 98.3), ("20", 3, "0.3", "add", 5, 76.3),
-    ("1", 2, "1", "remove", 100, 5.4), ("1", 2, "1", "remove", 300, 43.9), ("20", 2, "1", "add", 12, 0.85),
-    ("20", 3, "1", "remove", 5, 170.0), ("1000000", 3, "1", "remove", 5, 170.0),
+    ("1", 3, "1", "remove", 12, 20.3),
+    ("1", 3, "3", "remove", 12, 30.9),
+    ("20", 3, "0.05", "remove", 12, 105.9),
+    ("1/5", 3, "5", "remove", 12, 37.5),
+    ("10", 3, "0.5", "remove", 5, 98.3),
+    ("20", 3, "0.3", "add", 5, 76.3),
+    ("1", 2, "1", "remove", 100, 5.4),
+    ("1", 2, "1", "remove", 300, 43.9),
+    ("20", 2, "1", "add", 12, 0.85),
+    ("20", 3, "1", "remove", 5, 170.0),
+    ("1000000", 3, "1", "remove", 5, 170.0),
 ]
 
 
@@ -182,8 +263,10 @@ def test_quadrature_estimate_bounds_the_timed_evaluations(sigma, steps, epsilon,
 
 def test_nested_quadrature_cost_grows_with_digits_and_tail_depth():
     def seconds(sigma="1", epsilon="1", digits=12, query="delta", value=None):
-        return cost.estimate(query, Config(Gaussian(sigma), steps=3), "exact", value or epsilon, digits=digits,
-                             direction="remove").seconds
+        return cost.estimate(
+            query, Config(Gaussian(sigma), steps=3), "exact", value or epsilon, digits=digits, direction="remove"
+        ).seconds
+
     assert seconds(digits=5) < seconds(digits=8) < seconds(digits=12) == seconds(digits=30)  # t = 3: digits <= 12
     assert seconds(sigma="20", epsilon="0.1") < seconds(sigma="20", epsilon="0.3") < seconds(sigma="20", epsilon="1")
     assert seconds(query="epsilon", value="1e-5") > 10 * seconds(epsilon="0.5")  # a search evaluates δ many times
@@ -203,8 +286,9 @@ def test_exact_steps3_epsilon_is_refused_before_it_starts():
 
 
 def test_cli_refuses_the_steps3_epsilon_in_one_line(capsys):
-    status, out, err, _ = cli(capsys, "epsilon", "--mechanism", "gaussian", "--sigma", "1", "--steps", "3",
-                              "--delta", "1e-5")
+    status, out, err, _ = cli(
+        capsys, "epsilon", "--mechanism", "gaussian", "--sigma", "1", "--steps", "3", "--delta", "1e-5"
+    )
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("verialloc: error: steps=3 ")
     assert "exceeds the budget of 600 s" in err and "--method pld" in err and "--budget" in err
@@ -229,36 +313,93 @@ def test_quadrature_budget_counts_the_directions_asked(capsys):
     with pytest.raises(cost.BudgetExceeded):
         api.delta(config, 1, digits=12, budget=budget)  # both directions
     assert api.delta(config, 1, digits=12, direction="remove", budget=budget).error_kind == "quadrature"
-    status, out, err, _ = cli(capsys, "delta", "--mechanism", "gaussian", "--sigma", "1", "--steps", "2",
-                              "--epsilon", "1", "--budget", str(budget))
+    status, out, err, _ = cli(
+        capsys,
+        "delta",
+        "--mechanism",
+        "gaussian",
+        "--sigma",
+        "1",
+        "--steps",
+        "2",
+        "--epsilon",
+        "1",
+        "--budget",
+        str(budget),
+    )
     assert status == 2 and "--budget" in err
-    status, out, err, _ = cli(capsys, "delta", "--mechanism", "gaussian", "--sigma", "1", "--steps", "2",
-                              "--epsilon", "1", "--direction", "remove", "--budget", str(budget))
+    status, out, err, _ = cli(
+        capsys,
+        "delta",
+        "--mechanism",
+        "gaussian",
+        "--sigma",
+        "1",
+        "--steps",
+        "2",
+        "--epsilon",
+        "1",
+        "--direction",
+        "remove",
+        "--budget",
+        str(budget),
+    )
     assert status == 0, err
 
 
 # #14 item 2: a privacy loss of thousands of bits (Laplace b = 1e-4000, Gaussian σ = 1e-4000) made every quadrature
 # node exponentiate a 13 000–26 000-bit number: 7–40 s past --budget 5, then an unresolved estimate (or a crash
 # printing it). Timed one δ evaluation (t = 2, remove, 12 digits, 2 cores under load): (scale b, scheme, seconds).
-HUGE_LOSS_TIMINGS = [("1e-300", "allocation", 0.20), ("1e-1000", "allocation", 0.79), ("1e-1000", "poisson", 0.79),
-                     ("1e-2000", "allocation", 3.99), ("1e-2000", "poisson", 4.04), ("1e-4000", "allocation", 23.5),
-                     ("1e-4000", "poisson", 31.0)]
+HUGE_LOSS_TIMINGS = [
+    ("1e-300", "allocation", 0.20),
+    ("1e-1000", "allocation", 0.79),
+    ("1e-1000", "poisson", 0.79),
+    ("1e-2000", "allocation", 3.99),
+    ("1e-2000", "poisson", 4.04),
+    ("1e-4000", "allocation", 23.5),
+    ("1e-4000", "poisson", 31.0),
+]
 
 
 @pytest.mark.parametrize("scale,scheme,seconds", HUGE_LOSS_TIMINGS)
 def test_quadrature_estimate_bounds_huge_losses(scale, scheme, seconds):
     from verialloc.mechanisms import Laplace
+
     config = Config(Laplace(scale), scheme=scheme, steps=2, **({"rate": "1/2"} if scheme == "poisson" else {}))
     assert cost.estimate("delta", config, "exact", 1, digits=12, direction="remove").seconds >= seconds
 
 
 def test_huge_losses_are_refused_within_the_budget(capsys):
-    status, out, err, seconds = cli(capsys, "delta", "--mechanism", "laplace", "--scale", "1e-4000", "--steps", "2",
-                                    "--epsilon", "1", "--budget", "5")
+    status, out, err, seconds = cli(
+        capsys,
+        "delta",
+        "--mechanism",
+        "laplace",
+        "--scale",
+        "1e-4000",
+        "--steps",
+        "2",
+        "--epsilon",
+        "1",
+        "--budget",
+        "5",
+    )
     assert status == 2 and err.count("\n") == 1 and "--budget" in err and seconds < 5
     # the Gaussian quadrature never resolved σ ≤ 0.003: refused at once, σ abbreviated (a 4230-character line)
-    status, out, err, seconds = cli(capsys, "delta", "--mechanism", "gaussian", "--sigma", "1e-4000", "--steps", "2",
-                                    "--epsilon", "1", "--budget", "5")
+    status, out, err, seconds = cli(
+        capsys,
+        "delta",
+        "--mechanism",
+        "gaussian",
+        "--sigma",
+        "1e-4000",
+        "--steps",
+        "2",
+        "--epsilon",
+        "1",
+        "--budget",
+        "5",
+    )
     assert status == 2 and err.count("\n") == 1 and err.startswith("verialloc: error: sigma=") and len(err) < 400
     assert "--method pld" in err and seconds < 5
 
@@ -267,8 +408,11 @@ def test_huge_losses_are_refused_within_the_budget(capsys):
 # randomized response at t = 3e5 took 47–58 s and 0.7 GB (estimated 45 s, 207 MiB) — each direction builds and queries
 # the pair at two working precisions — and epochs were counted as t·E steps (601 vectors for t = 2, E = 300, where
 # the pair has 45 451 atoms). Timed end to end (2 cores under load; seconds, peak resident MB):
-FINITE_PAIRS = {"rr": RandomizedResponse(1), "p3": DiscretePair(["1/2", "3/10", "1/5"], ["1/5", "3/10", "1/2"]),
-                "p5": DiscretePair(["0.3", "0.25", "0.2", "0.15", "0.1"], ["0.1", "0.15", "0.2", "0.25", "0.3"])}
+FINITE_PAIRS = {
+    "rr": RandomizedResponse(1),
+    "p3": DiscretePair(["1/2", "3/10", "1/5"], ["1/5", "3/10", "1/2"]),
+    "p5": DiscretePair(["0.3", "0.25", "0.2", "0.15", "0.1"], ["0.1", "0.15", "0.2", "0.25", "0.3"]),
+}
 FINITE_TIMINGS = [  # (pair, query, value, steps, k, epochs, scheme, digits, seconds, MB)
     ("rr", "delta", "0.5", 10_000, 1, 1, "allocation", 12, 1.59, 128),
     ("rr", "epsilon", "1e-5", 30_000, 1, 1, "allocation", 12, 4.35, 168),
@@ -284,41 +428,81 @@ FINITE_TIMINGS = [  # (pair, query, value, steps, k, epochs, scheme, digits, sec
 
 
 def finite_config(pair, steps, k, epochs, scheme) -> Config:
-    return Config(FINITE_PAIRS[pair], scheme=scheme, steps=steps, k=k, epochs=epochs,
-                  **({"rate": "1/2"} if scheme == "poisson" else {}))
+    return Config(
+        FINITE_PAIRS[pair],
+        scheme=scheme,
+        steps=steps,
+        k=k,
+        epochs=epochs,
+        **({"rate": "1/2"} if scheme == "poisson" else {}),
+    )
 
 
 @pytest.mark.parametrize("pair,query,value,steps,k,epochs,scheme,digits,seconds,mb", FINITE_TIMINGS)
-def test_exact_finite_estimate_bounds_the_timed_runs(pair, query, value, steps, k, epochs, scheme, digits, seconds,
-                                                     mb):
+def test_exact_finite_estimate_bounds_the_timed_runs(pair, query, value, steps, k, epochs, scheme, digits, seconds, mb):
     est = cost.estimate(query, finite_config(pair, steps, k, epochs, scheme), "exact", value, digits=digits)
-    assert est.seconds >= 1.5 * seconds and est.memory >= 1.2 * mb * 2 ** 20
+    assert est.seconds >= 1.5 * seconds and est.memory >= 1.2 * mb * 2**20
 
 
 def test_exact_finite_estimate_grows_with_the_atoms_built():
     """The model's structure against hand-counted sizes: at least linear in the atoms of the composed pair
     (C(t + 1, 1) for randomized response, C(N + E − 1, E) after E epochs), per direction, more for ε (sorting) than δ,
     more with the k-subset terms and the working digits."""
+
     def seconds(query="delta", steps=1000, k=1, epochs=1, digits=12, direction="both", pair="rr"):
         config = finite_config(pair, steps, k, epochs, "allocation")
-        return cost.estimate(query, config, "exact", "0.5", digits=digits, direction=direction).seconds - \
-            cost.BASE_SECONDS
+        return (
+            cost.estimate(query, config, "exact", "0.5", digits=digits, direction=direction).seconds - cost.BASE_SECONDS
+        )
+
     for small, large in ((1000, 10_000), (10_000, 300_000)):
         assert seconds(steps=large) / seconds(steps=small) >= (large + 1) / (small + 1)
     # E epochs of the 3-atom pair of t = 2: C(3 + E − 1, E) atoms built on the 3 (45 451 at E = 300, 496 at E = 30)
-    assert seconds(steps=2, epochs=300) / seconds(steps=2, epochs=30) >= (math.comb(302, 300) + 3) / (math.comb(32, 30) + 3)
+    assert seconds(steps=2, epochs=300) / seconds(steps=2, epochs=30) >= (math.comb(302, 300) + 3) / (
+        math.comb(32, 30) + 3
+    )
     assert seconds(direction="both") == pytest.approx(2 * seconds(direction="remove"))
     assert seconds("epsilon") > seconds("delta")
     assert seconds(steps=1000, k=5) > seconds(steps=1000, k=1) and seconds(digits=200) > seconds(digits=12)
 
 
 def test_exact_finite_is_refused_naming_budget_and_the_faster_method(capsys):
-    status, out, err, seconds = cli(capsys, "delta", "--mechanism", "randomized-response", "--eps0", "1", "--steps",
-                                    "300000", "--epsilon", "0.5", "--method", "exact", "--budget", "60")
+    status, out, err, seconds = cli(
+        capsys,
+        "delta",
+        "--mechanism",
+        "randomized-response",
+        "--eps0",
+        "1",
+        "--steps",
+        "300000",
+        "--epsilon",
+        "0.5",
+        "--method",
+        "exact",
+        "--budget",
+        "60",
+    )
     assert status == 2 and err.count("\n") == 1 and err.startswith("verialloc: error: steps=300000 ")
     assert "--budget" in err and "--method pld" in err and "nearest feasible setting is steps <=" in err
-    status, out, err, seconds = cli(capsys, "delta", "--mechanism", "randomized-response", "--eps0", "1", "--steps",
-                                    "2", "--epochs", "300", "--epsilon", "0.5", "--method", "exact", "--budget", "5")
+    status, out, err, seconds = cli(
+        capsys,
+        "delta",
+        "--mechanism",
+        "randomized-response",
+        "--eps0",
+        "1",
+        "--steps",
+        "2",
+        "--epochs",
+        "300",
+        "--epsilon",
+        "0.5",
+        "--method",
+        "exact",
+        "--budget",
+        "5",
+    )
     assert status == 2 and err.startswith("verialloc: error: epochs=300 ") and "--method pld" in err
 
 
@@ -328,6 +512,7 @@ def test_exact_gaussian_epsilon_search_is_estimated_by_its_digits():
     and refuses --digits 1000 under a 20 s budget, naming digits."""
     from verialloc import Config, Gaussian
     from verialloc.cost import BudgetExceeded, check, estimate
+
     config = Config(Gaussian(1), steps=1)
     small, big = (estimate("epsilon", config, "exact", "1e-5", {}, d).seconds for d in (100, 200))
     assert big / small >= (220 / 120) ** 3 * 0.99
@@ -345,13 +530,32 @@ def test_geometric_grid_refusal_names_the_method_and_the_remedy(capsys):
     with pytest.raises(UnsupportedRequest) as err:
         cost.check("epsilon", config, "pld", "1e-5")
     assert err.value.name == "method" and "larger sigma" in str(err.value) and "alpha" not in str(err.value)
-    assert main(["epsilon", "--mechanism", "gaussian", "--sigma", "0.0625", "--steps", "10", "--delta", "1e-5",
-                 "--method", "pld"]) == 2
+    assert (
+        main(
+            [
+                "epsilon",
+                "--mechanism",
+                "gaussian",
+                "--sigma",
+                "0.0625",
+                "--steps",
+                "10",
+                "--delta",
+                "1e-5",
+                "--method",
+                "pld",
+            ]
+        )
+        == 2
+    )
     line = capsys.readouterr().err.strip().splitlines()[-1]
     assert line.startswith("verialloc: error: method=pld is not supported here") and "geometric grid" in line
     cost.estimate("epsilon", config, "best", "1e-5")  # no refusal: best runs without pld
     got = api.epsilon(config, "1e-5", direction="remove", method="best")
-    assert got.details["upper_from"] != "pld" and got.lower <= api.epsilon(config, "1e-5", direction="remove", method="rdp").upper
+    assert (
+        got.details["upper_from"] != "pld"
+        and got.lower <= api.epsilon(config, "1e-5", direction="remove", method="rdp").upper
+    )
 
 
 def test_wide_loss_range_refusal_names_a_loss_step_that_fits(capsys):
@@ -360,11 +564,27 @@ def test_wide_loss_range_refusal_names_a_loss_step_that_fits(capsys):
     setting gives a bracket containing the exact value in both directions."""
     pair = DiscretePair(["1e-324", "0.5", "0.5", "0"], ["0.5", "1e-324", "0", "0.5"])
     config = Config(pair, scheme="poisson", steps=2, rate="0.5")
-    argv = ["delta", "--mechanism", "discrete", "--pair", '{"p":["1e-324","0.5","0.5","0"],"q":["0.5","1e-324","0",'
-            '"0.5"]}', "--scheme", "poisson", "--rate", "0.5", "--steps", "2", "--epsilon", "1", "--method", "pld"]
+    argv = [
+        "delta",
+        "--mechanism",
+        "discrete",
+        "--pair",
+        '{"p":["1e-324","0.5","0.5","0"],"q":["0.5","1e-324","0","0.5"]}',
+        "--scheme",
+        "poisson",
+        "--rate",
+        "0.5",
+        "--steps",
+        "2",
+        "--epsilon",
+        "1",
+        "--method",
+        "pld",
+    ]
     assert main(argv) == 2
     assert "--loss-step 0.001 fits" in capsys.readouterr().err
     from verialloc.numeric.pld.pld_accountant import Settings
+
     for d in ("remove", "add"):
         got = api.delta(config, 1, direction=d, method="pld", settings=Settings(loss_step=1e-3))
         exact = api.delta(config, 1, direction=d, method="exact")

@@ -4,6 +4,7 @@ Brute force works straight from the definitions (F11, F23, F46): every ω ∈ [m
 k-subsets S of ∏_{i∈S} P(ω_i) ∏_{i∉S} Q(ω_i), products of mixtures for Poisson, products of sequences for
 epochs, then H_{e^ε} (F2) at 60 digits (exact Fractions for rational pairs at ε = 0).
 """
+
 from fractions import Fraction
 from itertools import combinations, product
 from math import comb
@@ -15,7 +16,13 @@ from hypothesis import strategies as st
 
 from verialloc.errors import InvalidParameter, UnsupportedRequest
 from verialloc.exact.discrete_profiles import (
-    _binomial_capped, allocation_pair, composition_sizes, discrete_delta, discrete_epsilon, poisson_pair, scheme_pair,
+    _binomial_capped,
+    allocation_pair,
+    composition_sizes,
+    discrete_delta,
+    discrete_epsilon,
+    poisson_pair,
+    scheme_pair,
 )
 from verialloc.exact.finite_pair import MAX_ATOMS, FiniteLossPair
 from verialloc.mechanisms import DiscretePair, Gaussian, RandomizedResponse
@@ -35,7 +42,8 @@ def discrete_pairs(draw, max_outputs=3):
 
 
 mechanisms = st.one_of(
-    discrete_pairs(), st.sampled_from(["1/2", "1", "2.5"]).map(RandomizedResponse),
+    discrete_pairs(),
+    st.sampled_from(["1/2", "1", "2.5"]).map(RandomizedResponse),
 )
 epsilons = st.integers(-200, 300).map(lambda i: Fraction(i, 100))
 rates = st.integers(1, 8).map(lambda i: Fraction(i, 8))
@@ -51,6 +59,7 @@ def at_60_digits(function):
     def wrapped(*args):
         with mp.workdps(60):
             return function(*args)
+
     return wrapped
 
 
@@ -133,7 +142,9 @@ def test_epochs_match_products_of_sequences(mech, t, epochs, poisson, epsilon):
     atoms = brute_epochs(brute_poisson(mech, t, lam) if poisson else brute_allocation(mech, t, 1), epochs)
     for d in ("remove", "add"):
         with mp.workdps(40):
-            pair = scheme_pair(mech, "poisson" if poisson else "allocation", t, epochs=epochs, rate=lam if poisson else None)
+            pair = scheme_pair(
+                mech, "poisson" if poisson else "allocation", t, epochs=epochs, rate=lam if poisson else None
+            )
             assert matches(pair.delta(epsilon, d), brute_delta(atoms, epsilon, d))
 
 
@@ -167,7 +178,10 @@ def test_reversal_identity_and_tv(mech, t, epsilon):
     with mp.workdps(40):
         for pair in (allocation_pair(mech, t, max(1, t // 2)), poisson_pair(mech, t, Fraction(1, 2))):
             kappa = mp.exp(mpq(epsilon))
-            assert abs(pair.delta(epsilon, "remove") - (1 - kappa + kappa * pair.delta(-epsilon, "add"))) <= 100 * TIE * kappa
+            assert (
+                abs(pair.delta(epsilon, "remove") - (1 - kappa + kappa * pair.delta(-epsilon, "add")))
+                <= 100 * TIE * kappa
+            )
             assert abs(pair.delta(0, "remove") - pair.delta(0, "add")) <= 100 * TIE
 
 
@@ -213,7 +227,7 @@ def test_poisson_is_binomial_mixture_of_allocations_f31(mech, t, lam, epsilon):
     t = min(t, 4) if mech.size == 3 else t
     with mp.workdps(40):
         lam_mp = mpq(lam)
-        weights = [comb(t, k) * lam_mp ** k * (1 - lam_mp) ** (t - k) for k in range(t + 1)]
+        weights = [comb(t, k) * lam_mp**k * (1 - lam_mp) ** (t - k) for k in range(t + 1)]
         assert abs(mp.fsum(weights) - 1) <= TIE
         poisson = poisson_pair(mech, t, lam)
         mix_a, q_t = {}, {}
@@ -266,7 +280,7 @@ def test_certified_epsilon_front_end_inverts_delta():
 
 def test_large_t_randomized_response():
     """t = 10^4 with binary outputs: count vectors keep it to 10^4 + 1 atoms (I1, I3, I7 spot checks)."""
-    rr, t = RandomizedResponse(1), 10 ** 4
+    rr, t = RandomizedResponse(1), 10**4
     grid = ("-0.01", "0", "0.02", "0.05")
     with mp.workdps(40):
         one, two = allocation_pair(rr, t, 1), allocation_pair(rr, t, 2)
@@ -303,13 +317,13 @@ def test_validation_and_caps():
     with pytest.raises(InvalidParameter, match=r"^delta=1.5 is invalid"):
         discrete_epsilon(rr, "allocation", 3, "1.5", "remove")
     with pytest.raises(UnsupportedRequest, match=r"^steps=10000 is not supported here: 3 outputs give 50015001"):
-        allocation_pair(pair3, 10 ** 4)
+        allocation_pair(pair3, 10**4)
     with pytest.raises(UnsupportedRequest, match=r"^steps=10000 is not supported here"):
-        poisson_pair(pair3, 10 ** 4, "0.5")
+        poisson_pair(pair3, 10**4, "0.5")
     with pytest.raises(UnsupportedRequest, match=r"^epochs=2 is not supported here"):
-        discrete_delta(rr, "allocation", 10 ** 4, 0, "remove", epochs=2)
+        discrete_delta(rr, "allocation", 10**4, 0, "remove", epochs=2)
     with pytest.raises(UnsupportedRequest, match=r"^k=5000 is not supported here"):
-        allocation_pair(rr, 10 ** 4, 5000)
+        allocation_pair(rr, 10**4, 5000)
 
 
 def test_zero_mass_outputs_prune_count_vectors():
@@ -339,7 +353,7 @@ def test_f31_and_i7_at_moderate_t():
         mix, q_t, previous = {}, {}, None
         for k in range(1, t + 1):
             alloc = allocation_pair(rr, t, k)
-            w = comb(t, k) * lam_mp ** k * (1 - lam_mp) ** (t - k)
+            w = comb(t, k) * lam_mp**k * (1 - lam_mp) ** (t - k)
             for label, a, b in zip(alloc.labels, alloc.a, alloc.b):
                 mix[label] = mix.get(label, 0) + w * a
                 q_t[label] = b
@@ -357,6 +371,7 @@ def test_too_many_subset_terms_name_the_parameter_that_helps():
     help (the refusal named k=1); at k = 2, C(1202, 2) = 721 801 vectors × C(4, 2) = 6 splits do not fit either."""
     from verialloc.errors import UnsupportedRequest
     from verialloc.exact.discrete_profiles import allocation_pair
+
     three = DiscretePair(["1/2", "3/10", "1/5"], ["1/5", "3/10", "1/2"])
     with pytest.raises(UnsupportedRequest) as info:
         allocation_pair(three, 2000, 1)

@@ -3,6 +3,7 @@
 
 Reference: the plain two-term F13 at enough digits to survive its cancellation and e^ε (4·log10|εσ| + 60 digits).
 """
+
 import mpmath as mp
 import pytest
 
@@ -13,7 +14,7 @@ from verialloc.mechanisms.gaussian import _far_tail_delta, ncdf
 
 
 @pytest.mark.parametrize("sigma", ["1", "0.375", "7"])  # exact in binary: the same σ at both precisions
-@pytest.mark.parametrize("eps", ["1e11", "3.5e13", "1e20", str(2 ** 199)])  # exact at 40 digits too
+@pytest.mark.parametrize("eps", ["1e11", "3.5e13", "1e20", str(2**199)])  # exact at 40 digits too
 def test_far_tail_matches_the_plain_form_at_high_precision(sigma, eps):
     with mp.workdps(int(4 * mp.log10(mp.mpf(eps) * mp.mpf(sigma) + 1)) + 60):
         s, e = mp.mpf(sigma), mp.mpf(eps)
@@ -39,6 +40,7 @@ def test_exact_delta_reads_a_decimal_epsilon_exactly(sigma, eps):
     """#14: ε was rounded once at digits + 15 and δ ≈ e^(−(εσ)²/2) moved by e^(−εσ²·Δε): at ε = 12345678901.1, 9 of
     12 digits; at 1e300, δ's exponent (10^580 off). Reference: the plain F13 from the exact rationals."""
     from fractions import Fraction
+
     s, e = Fraction(sigma), Fraction(eps)
     with mp.workdps(int(4 * mp.log10(float(e * s) + 1)) + 60):
         sm, em = mp.mpf(s.numerator) / s.denominator, mp.mpf(e.numerator) / e.denominator
@@ -53,6 +55,7 @@ def test_exp_large_matches_mpmath(z, bits):
     """exp_large(z) = 2^n·e^r (n = round(z/ln 2)) against mpmath's exp at 40 more bits; mpmath takes a power of e by
     squaring for integer-valued z above 600 bits (11 s per δ at σ = 1e1000, ε = 1e1000), exp_large reduces instead."""
     from verialloc.mechanisms.gaussian import exp_large
+
     with mp.workprec(bits):
         x = mp.mpf(z)  # the same binary value for both
         got = exp_large(x)

@@ -1,4 +1,5 @@
 """FiniteLossPair against the set form of F2 (I2), closed forms, I1/I3 and composition identities (F6, F8, I16)."""
+
 from fractions import Fraction
 from itertools import product
 from math import comb

@@ -1,4 +1,5 @@
 """Single-step Gaussian quantities (F13, F14, F15, F41, F42, E6) against SciPy, direct integration and §12.2."""
+
 import math
 
 import mpmath as mp
@@ -8,8 +9,15 @@ from scipy import stats
 
 from verialloc.errors import InvalidParameter
 from verialloc.exact.gaussian_pld import (
-    gaussian_add_bound, gaussian_add_epsilon_shift, gaussian_exp_pld_moment, gaussian_order_normalizer,
-    gaussian_pld_cdf, gaussian_pld_logsf, gaussian_pld_params, gaussian_pld_quantile, gaussian_pld_sf,
+    gaussian_add_bound,
+    gaussian_add_epsilon_shift,
+    gaussian_exp_pld_moment,
+    gaussian_order_normalizer,
+    gaussian_pld_cdf,
+    gaussian_pld_logsf,
+    gaussian_pld_params,
+    gaussian_pld_quantile,
+    gaussian_pld_sf,
     gaussian_rdp,
 )
 
@@ -18,7 +26,7 @@ sigmas = st.sampled_from([0.3, 0.7, 1, 2, 5])
 
 def pld_scipy(sigma):
     """L ~ N(1/(2σ²), 1/σ²) (F15) as a SciPy distribution."""
-    return stats.norm(loc=1 / (2 * sigma ** 2), scale=1 / sigma)
+    return stats.norm(loc=1 / (2 * sigma**2), scale=1 / sigma)
 
 
 def exact(x):
@@ -60,7 +68,7 @@ def test_logsf_beyond_double_range():
     """ln Pr[L > x] where the probability underflows doubles: Mills-ratio asymptotics ln φ(z) − ln z."""
     with mp.workdps(30):
         z = mp.mpf(1000 - mp.mpf(1) / 2)  # σ = 1: mean 1/2, sd 1
-        approx = -z ** 2 / 2 - mp.log(z * mp.sqrt(2 * mp.pi))
+        approx = -(z**2) / 2 - mp.log(z * mp.sqrt(2 * mp.pi))
         assert abs(gaussian_pld_logsf(1000, 1) - approx) < 1e-5
 
 
@@ -168,9 +176,20 @@ def test_add_bound_reference_values(eps, ref):
 
 
 # formulas.md §12.1 add column at t = 2 (σ, ε) -> δ
-ADD_T2 = {(0.5, 0): 0.59975061, (0.5, 0.5): 0.49124799, (0.5, 1): 0.38033919, (0.5, 2): 0.18644915,
-          (1, 0): 0.29776223, (1, 0.5): 0.14268697, (1, 1): 0.050197662, (1, 2): 0.0020559245,
-          (2, 0): 0.14402832, (2, 0.5): 0.017397486, (2, 1): 0.00047900624, (2, 2): 1.9429956e-09}
+ADD_T2 = {
+    (0.5, 0): 0.59975061,
+    (0.5, 0.5): 0.49124799,
+    (0.5, 1): 0.38033919,
+    (0.5, 2): 0.18644915,
+    (1, 0): 0.29776223,
+    (1, 0.5): 0.14268697,
+    (1, 1): 0.050197662,
+    (1, 2): 0.0020559245,
+    (2, 0): 0.14402832,
+    (2, 0.5): 0.017397486,
+    (2, 1): 0.00047900624,
+    (2, 2): 1.9429956e-09,
+}
 
 
 @pytest.mark.parametrize("key", sorted(ADD_T2))
@@ -188,14 +207,17 @@ def test_e6_sign_flip_violates_the_exact_profile():
     assert gaussian_add_bound(2, 1, 1) > ADD_T2[(1, 1)]
 
 
-@pytest.mark.parametrize("call,name", [
-    (lambda: gaussian_pld_sf(0, 0), "sigma"),
-    (lambda: gaussian_pld_sf("nan", 1), "x"),
-    (lambda: gaussian_rdp(0, 1), "alpha"),
-    (lambda: gaussian_order_normalizer(1.5, 1), "gamma"),
-    (lambda: gaussian_add_bound(0, 1, 1), "steps"),
-    (lambda: gaussian_add_bound(2, 1, math.inf), "epsilon"),
-])
+@pytest.mark.parametrize(
+    "call,name",
+    [
+        (lambda: gaussian_pld_sf(0, 0), "sigma"),
+        (lambda: gaussian_pld_sf("nan", 1), "x"),
+        (lambda: gaussian_rdp(0, 1), "alpha"),
+        (lambda: gaussian_order_normalizer(1.5, 1), "gamma"),
+        (lambda: gaussian_add_bound(0, 1, 1), "steps"),
+        (lambda: gaussian_add_bound(2, 1, math.inf), "epsilon"),
+    ],
+)
 def test_invalid_parameters(call, name):
     with pytest.raises(InvalidParameter) as info:
         call()

@@ -4,6 +4,7 @@ working digits). It is now solved in s = (ε − μ)σ, μ = 1/(2σ²), where δ
 
 References: μ + s/σ with s = Φ⁻¹(1 − δ) when 1/σ is so large that φ(s)·R(s + 1/σ) ≤ φ(s)σ is below the digits
 asked; otherwise the plain F13 solved for ε by mpmath's findroot at 60 digits."""
+
 import subprocess
 import sys
 import time
@@ -27,7 +28,7 @@ def upper_quantile(delta: str) -> mp.mpf:
 def closed_form(sigma: Fraction, steps: int, delta: str) -> mp.mpf:
     """μ + z·√(2μ) with μ = t/(2σ²) and Φ(−z) = δ (the Mills term is below 1e-150 relative here)."""
     with mp.workdps(60):
-        c2 = steps / sigma ** 2
+        c2 = steps / sigma**2
         z = upper_quantile(delta)
         return mp.mpf(c2.numerator) / c2.denominator / 2 + z * mp.sqrt(mp.mpf(c2.numerator) / c2.denominator)
 
@@ -43,8 +44,10 @@ def plain_root(sigma: str, steps: int, delta: str) -> mp.mpf:
         return mp.findroot(f, (guess - 3 / s, guess), solver="anderson")
 
 
-@pytest.mark.parametrize("sigma,steps,delta", [("1e-4000", 1, "1e-5"), ("1e-4000", 3, "1e-300"),
-                                               ("1e-160", 1, "0.5"), ("1e-300", 2, "1e-4000")])
+@pytest.mark.parametrize(
+    "sigma,steps,delta",
+    [("1e-4000", 1, "1e-5"), ("1e-4000", 3, "1e-300"), ("1e-160", 1, "0.5"), ("1e-300", 2, "1e-4000")],
+)
 def test_tiny_sigma_matches_the_closed_form(sigma, steps, delta):
     config = Config(Gaussian(sigma), steps=steps, k=steps)
     got = api.epsilon(config, delta, digits=30, direction="remove")
@@ -53,12 +56,14 @@ def test_tiny_sigma_matches_the_closed_form(sigma, steps, delta):
     assert abs(got.upper - reference) <= mp.mpf("1e-30") * reference
 
 
-@pytest.mark.parametrize("sigma,steps,delta", [("1e-3", 1, "1e-5"), ("9e-4", 1, "0.999"), ("2e-3", 4, "1e-5"),
-                                               ("0.0009", 1, "1e-100"), ("5e-4", 2, "0.3")])
+@pytest.mark.parametrize(
+    "sigma,steps,delta",
+    [("1e-3", 1, "1e-5"), ("9e-4", 1, "0.999"), ("2e-3", 4, "1e-5"), ("0.0009", 1, "1e-100"), ("5e-4", 2, "0.3")],
+)
 def test_small_sigma_matches_plain_f13(sigma, steps, delta):
     """1/σ_eff from about SHIFTED_FROM: where both routes meet, the shifted one against the plain F13."""
     config = Config(Gaussian(sigma), steps=steps, k=steps)
-    assert steps / Fraction(sigma) ** 2 >= SHIFTED_FROM ** 2
+    assert steps / Fraction(sigma) ** 2 >= SHIFTED_FROM**2
     got = api.epsilon(config, delta, digits=20, direction="remove")
     reference = plain_root(sigma, steps, delta)
     assert mp.isfinite(reference)
@@ -67,9 +72,28 @@ def test_small_sigma_matches_plain_f13(sigma, steps, delta):
 
 def test_cli_answers_sigma_1e_minus_4000_within_its_budget():
     start = time.perf_counter()
-    run = subprocess.run([sys.executable, "-m", "verialloc.cli", "epsilon", "--mechanism", "gaussian", "--sigma",
-                          "1e-4000", "--steps", "1", "--delta", "1e-5", "--budget", "5", "--json"],
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "verialloc.cli",
+            "epsilon",
+            "--mechanism",
+            "gaussian",
+            "--sigma",
+            "1e-4000",
+            "--steps",
+            "1",
+            "--delta",
+            "1e-5",
+            "--budget",
+            "5",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     assert '"5.0e+7999"' in run.stdout and time.perf_counter() - start < 30
 
@@ -77,6 +101,7 @@ def test_cli_answers_sigma_1e_minus_4000_within_its_budget():
 def test_refusals_abbreviate_a_long_sigma():
     """The quadrature's refusal showed the mechanism's repr: 4230 characters at σ = 1e-4000."""
     from verialloc.errors import UnsupportedRequest
+
     sigma = "0.003" + "0" * 600 + "1"  # above QUAD_MIN_SIGMA, unresolved (tests/exact/test_quadrature.py)
     with pytest.raises(UnsupportedRequest) as info:
         api.delta(Config(Gaussian(sigma), steps=2), 1, digits=12, direction="remove")

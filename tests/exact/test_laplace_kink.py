@@ -1,5 +1,6 @@
 """Laplace at ε = 1/b exactly: δ = 0 (found by verialloc fuzz --seed 7: 1.6e-27 from comparing two roundings of the
 rational kink, and certify REFUTED the true claim δ = 0). Reference: the closed form's exact kink, F2."""
+
 from fractions import Fraction
 
 import pytest
@@ -16,10 +17,14 @@ def test_delta_at_the_kink_is_exactly_zero(scale):
     for direction in ("remove", "add"):
         got = api.delta(config, 1 / scale, direction=direction, digits=20)
         assert got.lower == got.upper == 0
-        assert api.delta(config, 1 / scale - Fraction(1, 10 ** 30), direction=direction, digits=20).lower > 0
+        assert api.delta(config, 1 / scale - Fraction(1, 10**30), direction=direction, digits=20).lower > 0
 
 
 def test_certify_accepts_the_true_zero_claim():
-    cert = certify(Config(Laplace(Fraction(10000, 239)), steps=1), make_claim(epsilon="0.0239", claimed_delta="0"),
-                   direction="remove", budget=5)
+    cert = certify(
+        Config(Laplace(Fraction(10000, 239)), steps=1),
+        make_claim(epsilon="0.0239", claimed_delta="0"),
+        direction="remove",
+        budget=5,
+    )
     assert cert.verdict == "certified"

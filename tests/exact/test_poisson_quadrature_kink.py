@@ -9,6 +9,7 @@ and the stated error grows from the requested 10^−20 to ~10^−10: sound, but 
 Reference: the same expectation written out here for the Gaussian (F13 hockey-stick, U = e^{(2x−1)/(2σ²)}, Q =
 N(0, σ²)) and integrated by mpmath's tanh-sinh at 40 digits over (−∞, x*] and [x*, ∞), x* the kink.
 """
+
 from fractions import Fraction
 
 import mpmath as mp
@@ -22,8 +23,11 @@ DIGITS = 20
 
 def reference(sigma: Fraction, lam: Fraction, eps: Fraction) -> mp.mpf:
     with mp.workdps(40):
-        s, lam, kappa = mp.mpf(sigma.numerator) / sigma.denominator, mp.mpf(lam.numerator) / lam.denominator, \
-            mp.exp(mp.mpf(eps.numerator) / eps.denominator)
+        s, lam, kappa = (
+            mp.mpf(sigma.numerator) / sigma.denominator,
+            mp.mpf(lam.numerator) / lam.denominator,
+            mp.exp(mp.mpf(eps.numerator) / eps.denominator),
+        )
 
         def hockey(c):  # H_c(N(1, σ²) ‖ N(0, σ²)), F13; 1 − c for c ≤ 0
             if c <= 0:
@@ -38,8 +42,10 @@ def reference(sigma: Fraction, lam: Fraction, eps: Fraction) -> mp.mpf:
         return mp.quad(integrand, [-mp.inf, kink, mp.inf])
 
 
-@pytest.mark.parametrize("sigma, lam, eps", [(Fraction(1, 2), Fraction(1, 10), Fraction(1, 10)),
-                                             (Fraction(1, 2), Fraction(1, 2), Fraction(1))])
+@pytest.mark.parametrize(
+    "sigma, lam, eps",
+    [(Fraction(1, 2), Fraction(1, 10), Fraction(1, 10)), (Fraction(1, 2), Fraction(1, 2), Fraction(1))],
+)
 def test_poisson_two_steps_keeps_its_digits_at_the_zero_kink(sigma, lam, eps):
     """|value − reference| ≤ stated error ≤ 10^−(digits−2)·value. Checked to kill: the k = 0 flag `k == 0` →
     `k != 0` / `k == 1` in `_Poisson.delta` (stated error ~2e−10 relative, value off by ~1e−10)."""

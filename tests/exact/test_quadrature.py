@@ -3,6 +3,7 @@
 Every reference number is computed here independently (closed forms re-typed from formulas.md, SciPy
 integrations of the raw F25 / product integrands, Monte Carlo) or quoted from formulas.md §12.
 """
+
 import math
 from fractions import Fraction
 
@@ -14,7 +15,10 @@ from scipy import integrate, optimize, special
 
 from verialloc.errors import InvalidParameter, UnsupportedRequest
 from verialloc.exact.quadrature import (
-    MAX_DIGITS_T3, allocation_delta_quadrature, allocation_epsilon_quadrature, poisson_delta_quadrature,
+    MAX_DIGITS_T3,
+    allocation_delta_quadrature,
+    allocation_epsilon_quadrature,
+    poisson_delta_quadrature,
     poisson_epsilon_quadrature,
 )
 from verialloc.mechanisms import Gaussian, Laplace, RandomizedResponse
@@ -93,8 +97,7 @@ class Pair:
     def quad(self, g, extra):
         pts = sorted({p for p in self.breaks + list(extra) if self.lo < p < self.hi})
         edges = [self.lo, *pts, self.hi]
-        return sum(integrate.quad(g, a, b, epsabs=1e-15, epsrel=1e-12, limit=400)[0]
-                   for a, b in zip(edges, edges[1:]))
+        return sum(integrate.quad(g, a, b, epsabs=1e-15, epsrel=1e-12, limit=400)[0] for a, b in zip(edges, edges[1:]))
 
     def kink_points(self, c0):
         """Outer points where c0 − U(x) hits 0 or an end of the range of U (the inner kink appears/leaves)."""
@@ -141,7 +144,7 @@ def lognormal_call(sigma, c):
     """E[(U − c)_+] for U = e^ℓ, ℓ ~ N(−μ, 2μ) under Q, μ = 1/(2σ²) (Black–Scholes form); 1 − c for c ≤ 0."""
     if c <= 0:
         return 1 - c
-    mu = 1 / (2 * sigma ** 2)
+    mu = 1 / (2 * sigma**2)
     sd = math.sqrt(2 * mu)
     return Phi((mu - math.log(c)) / sd) - c * Phi((-mu - math.log(c)) / sd)
 
@@ -150,7 +153,7 @@ def lognormal_put(sigma, c):
     """E[(c − U)_+]; 0 for c ≤ 0."""
     if c <= 0:
         return 0.0
-    mu = 1 / (2 * sigma ** 2)
+    mu = 1 / (2 * sigma**2)
     sd = math.sqrt(2 * mu)
     return c * Phi((math.log(c) + mu) / sd) - Phi((math.log(c) - mu) / sd)
 
@@ -211,10 +214,17 @@ def test_reference_table_t2(key):
 # --------------------------------------------------------------- independent integrations, t = 2, 3
 
 
-@pytest.mark.parametrize("name,param,eps", [
-    ("gaussian", 0.7, 0.3), ("gaussian", 1.5, 1.2), ("gaussian", 1, -0.6),
-    ("laplace", 1, 0.3), ("laplace", 0.5, 1.0), ("laplace", 2, -0.4),
-])
+@pytest.mark.parametrize(
+    "name,param,eps",
+    [
+        ("gaussian", 0.7, 0.3),
+        ("gaussian", 1.5, 1.2),
+        ("gaussian", 1, -0.6),
+        ("laplace", 1, 0.3),
+        ("laplace", 0.5, 1.0),
+        ("laplace", 2, -0.4),
+    ],
+)
 @pytest.mark.parametrize("direction", DIRS)
 def test_t2_matches_direct_2d_integration(name, param, eps, direction):
     mech = Gaussian(param) if name == "gaussian" else Laplace(param)
@@ -235,7 +245,7 @@ def monte_carlo_t3(mech_name, param, eps, direction, n=2_000_000, seed=7):
         u = np.exp((np.abs(x) - np.abs(x - 1)) / param).mean(axis=1)
     else:
         x = rng.normal(0.0, param, (n, 3))
-        u = np.exp((2 * x - 1) / (2 * param ** 2)).mean(axis=1)
+        u = np.exp((2 * x - 1) / (2 * param**2)).mean(axis=1)
     k = math.exp(eps)
     y = np.maximum(u - k, 0) if direction == "remove" else np.maximum(1 - k * u, 0)
     return y.mean(), y.std() / math.sqrt(n)
@@ -249,10 +259,16 @@ def test_t3_laplace_remove_inside_monte_carlo_ci():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name,param,eps,direction", [
-    ("laplace", 1.0, 0.3, "add"), ("laplace", 0.5, 1.2, "remove"), ("laplace", 0.5, 1.2, "add"),
-    ("gaussian", 0.8, 0.4, "remove"), ("gaussian", 0.8, 0.4, "add"),
-])
+@pytest.mark.parametrize(
+    "name,param,eps,direction",
+    [
+        ("laplace", 1.0, 0.3, "add"),
+        ("laplace", 0.5, 1.2, "remove"),
+        ("laplace", 0.5, 1.2, "add"),
+        ("gaussian", 0.8, 0.4, "remove"),
+        ("gaussian", 0.8, 0.4, "add"),
+    ],
+)
 def test_t3_inside_monte_carlo_ci(name, param, eps, direction):
     mean, se = monte_carlo_t3(name, param, eps, direction)
     mech = Gaussian(param) if name == "gaussian" else Laplace(param)
@@ -350,7 +366,7 @@ def mixture_single_step(sigma, lam, eps, direction):
         ratio = (1 / k - 1 + lam) / lam
     pts = [-mp.inf, mp.inf]
     if ratio > 0:
-        pts.insert(1, s ** 2 * mp.log(ratio) + mp.mpf(1) / 2)
+        pts.insert(1, s**2 * mp.log(ratio) + mp.mpf(1) / 2)
     return mp.quad(g, pts)
 
 
@@ -364,10 +380,16 @@ def test_poisson_single_step_equals_mixture_integral(lam, eps, direction):
     assert abs(v - ref) <= e + mp.mpf(10) ** -18
 
 
-@pytest.mark.parametrize("name,param,lam,eps", [
-    ("gaussian", 1.0, 0.3, 0.5), ("gaussian", 1.0, 0.8, -0.3), ("gaussian", 0.6, 0.5, 1.5),
-    ("laplace", 1.0, 0.4, 0.3), ("laplace", 0.5, 0.7, 1.1),
-])
+@pytest.mark.parametrize(
+    "name,param,lam,eps",
+    [
+        ("gaussian", 1.0, 0.3, 0.5),
+        ("gaussian", 1.0, 0.8, -0.3),
+        ("gaussian", 0.6, 0.5, 1.5),
+        ("laplace", 1.0, 0.4, 0.3),
+        ("laplace", 0.5, 0.7, 1.1),
+    ],
+)
 @pytest.mark.parametrize("direction", DIRS)
 def test_poisson_t2_matches_direct_2d_integration(name, param, lam, eps, direction):
     mech = Gaussian(param) if name == "gaussian" else Laplace(param)
@@ -377,7 +399,7 @@ def test_poisson_t2_matches_direct_2d_integration(name, param, lam, eps, directi
 
 def f42_bound(sigma, eps, t, sign=-1):
     """F42 re-typed: δ_{N_{√t σ}}(ε − (1 − 1/t)/(2σ²)); sign=+1 is the erroneous E6 variant."""
-    return f13(math.sqrt(t) * sigma, eps + sign * (1 - 1 / t) / (2 * sigma ** 2))
+    return f13(math.sqrt(t) * sigma, eps + sign * (1 - 1 / t) / (2 * sigma**2))
 
 
 @pytest.mark.parametrize("sigma", [0.5, 1, 2])
@@ -421,8 +443,7 @@ def test_epsilon_single_gaussian_contains_root(sigma, target):
     lo, hi = allocation_epsilon_quadrature(Gaussian(sigma), 1, target, "remove", digits=20)
     root = optimize.brentq(lambda e: f13(sigma, e) - target, -20, 60, xtol=1e-15, rtol=1e-15)
     assert float(lo) - 1e-12 <= root <= float(hi) + 1e-12
-    check_bracket(lambda e: allocation_delta_quadrature(Gaussian(sigma), 1, e, "remove", digits=20),
-                  target, lo, hi)
+    check_bracket(lambda e: allocation_delta_quadrature(Gaussian(sigma), 1, e, "remove", digits=20), target, lo, hi)
 
 
 @pytest.mark.parametrize("direction,target", [("remove", 0.059206501), ("add", 0.050197662)])
@@ -448,8 +469,7 @@ def test_epsilon_laplace_flat_region_is_exact():
 @pytest.mark.parametrize("steps,rate,direction", [(1, "0.3", "remove"), (2, "0.3", "add"), (2, 1, "remove")])
 def test_epsilon_poisson_brackets_verify(steps, rate, direction):
     lo, hi = poisson_epsilon_quadrature(Gaussian(1), steps, rate, "1e-4", direction, digits=15)
-    check_bracket(lambda e: poisson_delta_quadrature(Gaussian(1), steps, rate, e, direction, digits=15),
-                  "1e-4", lo, hi)
+    check_bracket(lambda e: poisson_delta_quadrature(Gaussian(1), steps, rate, e, direction, digits=15), "1e-4", lo, hi)
     if steps == 2 and rate == 1:  # two full Gaussian steps: F13 with σ/√2
         root = optimize.brentq(lambda e: f13(1 / math.sqrt(2), e) - 1e-4, 0, 30, xtol=1e-14)
         assert float(lo) - 1e-10 <= root <= float(hi) + 1e-10
@@ -479,26 +499,30 @@ def test_digits_cap_for_three_steps():
     assert info.value.name == "digits"
 
 
-@pytest.mark.parametrize("call,name", [
-    (lambda: allocation_delta_quadrature(Gaussian(1), 2, math.inf, "remove"), "epsilon"),
-    (lambda: allocation_delta_quadrature(Gaussian(1), 2, math.nan, "remove"), "epsilon"),
-    (lambda: allocation_delta_quadrature(Gaussian(1), 0, 1, "remove"), "steps"),
-    (lambda: allocation_delta_quadrature(Gaussian(1), 2, 1, "both"), "direction"),
-    (lambda: allocation_delta_quadrature(RandomizedResponse(1), 2, 1, "remove"), "mechanism"),
-    (lambda: allocation_epsilon_quadrature(Gaussian(1), 2, 0, "remove"), "delta"),
-    (lambda: allocation_epsilon_quadrature(Gaussian(1), 2, 1, "remove"), "delta"),
-    (lambda: poisson_delta_quadrature(Gaussian(1), 2, 0, 1, "remove"), "rate"),
-    (lambda: poisson_delta_quadrature(Gaussian(1), 2, "1.5", 1, "remove"), "rate"),
-    (lambda: poisson_delta_quadrature(Gaussian(1), 2, "0.5", 1, "remove", digits=2), "digits"),
-])
+@pytest.mark.parametrize(
+    "call,name",
+    [
+        (lambda: allocation_delta_quadrature(Gaussian(1), 2, math.inf, "remove"), "epsilon"),
+        (lambda: allocation_delta_quadrature(Gaussian(1), 2, math.nan, "remove"), "epsilon"),
+        (lambda: allocation_delta_quadrature(Gaussian(1), 0, 1, "remove"), "steps"),
+        (lambda: allocation_delta_quadrature(Gaussian(1), 2, 1, "both"), "direction"),
+        (lambda: allocation_delta_quadrature(RandomizedResponse(1), 2, 1, "remove"), "mechanism"),
+        (lambda: allocation_epsilon_quadrature(Gaussian(1), 2, 0, "remove"), "delta"),
+        (lambda: allocation_epsilon_quadrature(Gaussian(1), 2, 1, "remove"), "delta"),
+        (lambda: poisson_delta_quadrature(Gaussian(1), 2, 0, 1, "remove"), "rate"),
+        (lambda: poisson_delta_quadrature(Gaussian(1), 2, "1.5", 1, "remove"), "rate"),
+        (lambda: poisson_delta_quadrature(Gaussian(1), 2, "0.5", 1, "remove", digits=2), "digits"),
+    ],
+)
 def test_invalid_parameters(call, name):
     with pytest.raises(InvalidParameter) as info:
         call()
     assert info.value.name == name
 
 
-@pytest.mark.parametrize("query, value, sigma", [("delta", 1, "1/1000"), ("epsilon", "1e-5", "1/1000"),
-                                                 ("epsilon", "1e-5", "1/30")])
+@pytest.mark.parametrize(
+    "query, value, sigma", [("delta", 1, "1/1000"), ("epsilon", "1e-5", "1/1000"), ("epsilon", "1e-5", "1/30")]
+)
 def test_unresolved_quadrature_is_refused_not_returned(query, value, sigma):
     """At small σ the t = 2 integrand is too sharp: δ(1) came out as 1.22 ± 20 (clipped to the bracket [0, 1]) and
     ε(1e-5) as [0, 20942] at σ = 1/1000, [0, 547] (add) at σ = 1/30, all labelled quadrature. A bracket that wide
@@ -506,6 +530,7 @@ def test_unresolved_quadrature_is_refused_not_returned(query, value, sigma):
     naming sigma."""
     from verialloc import api
     from verialloc.config import Config
+
     with pytest.raises(UnsupportedRequest, match="pld") as info:
         getattr(api, query)(Config(Gaussian(sigma), steps=2), value, method="exact", budget=300)
     assert info.value.name == ("sigma" if Fraction(sigma) < Fraction(1, 500) else "method")

@@ -6,6 +6,7 @@ quadrature run at 40 digits (an independent, much finer evaluation: different no
 and, for the Gaussian, the bracket agrees with formulas.md §12.1 (8 significant digits, computed with SciPy and a
 3001² grid, "agreement ~1e−6"; entries are compared within that table's own stated accuracy).
 """
+
 import mpmath as mp
 import pytest
 
@@ -14,12 +15,24 @@ from verialloc.exact.quadrature import allocation_delta_quadrature
 
 # §12.1: sigma -> eps -> (remove, add), t = 2, k = 1
 TABLE_12_1 = {
-    0.5: {0: (0.59975061, 0.59975061), 0.5: (0.50209809, 0.49124799), 1: (0.40457750, 0.38033919),
-          2: (0.23232134, 0.18644915)},
-    1: {0: (0.29776223, 0.29776223), 0.5: (0.14917752, 0.14268697), 1: (0.059206501, 0.050197662),
-        2: (0.0047457776, 0.0020559245)},
-    2: {0: (0.14402832, 0.14402832), 0.5: (0.018326595, 0.017397486), 1: (0.00064612837, 0.00047900624),
-        2: (2.8811863e-08, 1.9429956e-09)},
+    0.5: {
+        0: (0.59975061, 0.59975061),
+        0.5: (0.50209809, 0.49124799),
+        1: (0.40457750, 0.38033919),
+        2: (0.23232134, 0.18644915),
+    },
+    1: {
+        0: (0.29776223, 0.29776223),
+        0.5: (0.14917752, 0.14268697),
+        1: (0.059206501, 0.050197662),
+        2: (0.0047457776, 0.0020559245),
+    },
+    2: {
+        0: (0.14402832, 0.14402832),
+        0.5: (0.018326595, 0.017397486),
+        1: (0.00064612837, 0.00047900624),
+        2: (2.8811863e-08, 1.9429956e-09),
+    },
 }
 CASES = [(s, e, d) for s in TABLE_12_1 for e in TABLE_12_1[s] for d in ("remove", "add")]
 

@@ -3,6 +3,7 @@
 F38 (partitions, E3 coefficients) vs F40 (compositions) vs the generating function, exactly in the
 Fraction/sympy backends and to 30+ digits in mpmath; I26–I28, §12.3 of formulas.md, E4, [001] App. B.1.
 """
+
 import itertools
 import math
 from fractions import Fraction
@@ -16,7 +17,12 @@ from sympy.utilities.iterables import partitions as sympy_partitions
 from verialloc.errors import InvalidParameter, UnsupportedRequest
 from verialloc.exact.arith import FractionArith, MPArith
 from verialloc.exact.rdp import (
-    FORMS, allocation_moment, allocation_moment_symbolic, allocation_rdp, allocation_rdp_curve, poisson_rdp,
+    FORMS,
+    allocation_moment,
+    allocation_moment_symbolic,
+    allocation_rdp,
+    allocation_rdp_curve,
+    poisson_rdp,
 )
 from verialloc.exact.rdp_genfunc import _miller_power
 from verialloc.exact.rdp_partition import count_partitions, partition_terms
@@ -56,8 +62,12 @@ def brute_force_moment(pair: DiscretePair, steps: int, alpha: int) -> Fraction:
 
 # --- exact agreement of the three forms --------------------------------------------------------------
 
-@given(alpha=small_alpha, steps=small_steps,
-       mech=st.sampled_from([Gaussian("0.7"), Laplace("1.5"), RandomizedResponse("0.8")]))
+
+@given(
+    alpha=small_alpha,
+    steps=small_steps,
+    mech=st.sampled_from([Gaussian("0.7"), Laplace("1.5"), RandomizedResponse("0.8")]),
+)
 def test_forms_agree_symbolically(alpha, steps, mech):
     values = [allocation_moment_symbolic(mech, steps, alpha, form) for form in FORMS]
     assert sp.cancel(values[0] - values[2]) == 0
@@ -76,21 +86,24 @@ def test_gaussian_symbolic_matches_hand_expansion():
     """t = 2: E[((r1 + r2)/2)^α] = 2^-α Σ_j C(α, j) D_j D_{α−j}, D_p = u^{p(p−1)} (F14)."""
     u = sp.Symbol("u", positive=True)
     for alpha in range(2, 9):
-        hand = sp.Rational(1, 2**alpha) * sum(math.comb(alpha, j) * u ** (j * (j - 1) + (alpha - j) * (alpha - j - 1))
-                                             for j in range(alpha + 1))
+        hand = sp.Rational(1, 2**alpha) * sum(
+            math.comb(alpha, j) * u ** (j * (j - 1) + (alpha - j) * (alpha - j - 1)) for j in range(alpha + 1)
+        )
         for form in FORMS:
             assert sp.expand(allocation_moment_symbolic(Gaussian(1), 2, alpha, form) - hand) == 0
 
 
 # --- numeric agreement -------------------------------------------------------------------------------
 
-@given(sigma=sigmas, alpha=st.integers(2, 25),
-       steps=st.one_of(st.integers(1, 30), st.integers(31, 10**6)))
+
+@given(sigma=sigmas, alpha=st.integers(2, 25), steps=st.one_of(st.integers(1, 30), st.integers(31, 10**6)))
 def test_partition_and_genfunc_agree_at_50_digits(sigma, alpha, steps):
     mech = Gaussian(sigma)
     with mp.workdps(50):
         moments = mech.moments(alpha)
-        forms = ["partition", "genfunc"] + (["multinomial"] if math.comb(alpha + steps - 1, steps - 1) <= 20_000 else [])
+        forms = ["partition", "genfunc"] + (
+            ["multinomial"] if math.comb(alpha + steps - 1, steps - 1) <= 20_000 else []
+        )
         d = {form: allocation_moment(moments, steps, alpha, form, MPArith()) for form in forms}
         for form in forms:
             assert rel_diff(d[form], d["genfunc"]) < mp.mpf(10) ** -45
@@ -111,6 +124,7 @@ def test_mpmath_backend_against_exact_fractions(pair, alpha, steps):
 
 
 # --- combinatorics: I26, E4, [001] App. B.1 ----------------------------------------------------------
+
 
 @pytest.mark.parametrize("alpha", range(2, 13))
 @pytest.mark.parametrize("steps", [1, 2, 3, 5, 8, 12, 15])
@@ -145,12 +159,16 @@ def test_liew_takahashi_worked_example():
 
 # --- closed forms and invariants ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("mech, d2", [
-    (Gaussian("0.8"), lambda: mp.exp(1 / mp.mpf("0.64"))),
-    (Gaussian(20), lambda: mp.exp(mp.mpf(1) / 400)),
-    (RandomizedResponse(1), lambda: (mp.e**2 - mp.e + 1) / mp.e),  # (x³ + 1)/(x(1 + x)), x = e^ε0
-    (DiscretePair(["1/3", "1/2", "1/6"], ["1/2", "1/4", "1/4"]), lambda: mp.mpf(2) / 9 + 1 + mp.mpf(1) / 9),
-])
+
+@pytest.mark.parametrize(
+    "mech, d2",
+    [
+        (Gaussian("0.8"), lambda: mp.exp(1 / mp.mpf("0.64"))),
+        (Gaussian(20), lambda: mp.exp(mp.mpf(1) / 400)),
+        (RandomizedResponse(1), lambda: (mp.e**2 - mp.e + 1) / mp.e),  # (x³ + 1)/(x(1 + x)), x = e^ε0
+        (DiscretePair(["1/3", "1/2", "1/6"], ["1/2", "1/4", "1/4"]), lambda: mp.mpf(2) / 9 + 1 + mp.mpf(1) / 9),
+    ],
+)
 @pytest.mark.parametrize("steps", [1, 2, 37, 10**6])
 def test_alpha_two_closed_form(mech, d2, steps):
     """I27: R_2 = ln(1 + (D_2 − 1)/t), D_2 from F14 / hand sums."""
@@ -168,7 +186,10 @@ def test_single_step_is_gaussian_rdp(sigma):
         s = mpf_of(Fraction(sigma))
         for alpha in (2, 3, 7, 40):
             assert rel_diff(allocation_rdp(Gaussian(sigma), 1, alpha), alpha / (2 * s**2)) < mp.mpf(10) ** -30
-            assert rel_diff(allocation_rdp(Gaussian(sigma), 1, alpha, epochs=3), 3 * alpha / (2 * s**2)) < mp.mpf(10) ** -30
+            assert (
+                rel_diff(allocation_rdp(Gaussian(sigma), 1, alpha, epochs=3), 3 * alpha / (2 * s**2))
+                < mp.mpf(10) ** -30
+            )
 
 
 TABLE_12_3 = {  # formulas.md §12.3: (σ, t) -> R_α for α = 2, 3, 5, 10
@@ -205,7 +226,9 @@ def test_monotone_and_convex_in_alpha(mech, steps):
         r = [curve[a] for a in range(2, 41)]
         assert all(x <= y for x, y in zip(r, r[1:]))
         lnd = [(a - 1) * curve[a] for a in range(2, 41)]
-        assert all(lnd[i - 1] + lnd[i + 1] - 2 * lnd[i] >= -mp.mpf(10) ** -25 * abs(lnd[i]) for i in range(1, len(lnd) - 1))
+        assert all(
+            lnd[i - 1] + lnd[i + 1] - 2 * lnd[i] >= -(mp.mpf(10) ** -25) * abs(lnd[i]) for i in range(1, len(lnd) - 1)
+        )
         for alpha in (2, 11, 23):
             assert rel_diff(curve[alpha], allocation_rdp(mech, steps, alpha, form="partition")) < mp.mpf(10) ** -30
 
@@ -221,10 +244,18 @@ def test_below_unamplified_gaussian(sigma, alpha, steps):
 
 # --- precision -----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("mech", [
-    Gaussian(1), Gaussian(20), Gaussian(10**4), Laplace(4), RandomizedResponse("0.001"),
-    DiscretePair(["1/2", "1/2"], ["500000001/1000000000", "499999999/1000000000"]),
-])
+
+@pytest.mark.parametrize(
+    "mech",
+    [
+        Gaussian(1),
+        Gaussian(20),
+        Gaussian(10**4),
+        Laplace(4),
+        RandomizedResponse("0.001"),
+        DiscretePair(["1/2", "1/2"], ["500000001/1000000000", "499999999/1000000000"]),
+    ],
+)
 @pytest.mark.parametrize("alpha", [2, 5, 30])
 def test_large_t_has_requested_digits(mech, alpha):
     """At t = 10^6, D_α − 1 is tiny; R_α (30 digits) vs the partition form at 130 working digits."""
@@ -243,8 +274,13 @@ def test_equal_pair_has_zero_rdp():
 
 # --- Poisson -------------------------------------------------------------------------------------------
 
-@given(pair=rational_pairs(), alpha=st.integers(2, 12), lam=st.fractions(Fraction(1, 50), 1, max_denominator=50),
-       steps=st.integers(1, 5))
+
+@given(
+    pair=rational_pairs(),
+    alpha=st.integers(2, 12),
+    lam=st.fractions(Fraction(1, 50), 1, max_denominator=50),
+    steps=st.integers(1, 5),
+)
 def test_poisson_against_mixture_sum(pair, alpha, lam, steps):
     """D_α(λP + (1−λ)Q ‖ Q) = Σ_i Q_i (m_i/Q_i)^α summed exactly over the outputs (F5), times steps."""
     p, q = pair.exact_probabilities()
@@ -267,6 +303,7 @@ def test_poisson_closed_forms(sigma):
 
 # --- infinite and invalid --------------------------------------------------------------------------------
 
+
 def test_not_absolutely_continuous_is_infinite():
     pair = DiscretePair([0.5, 0.5], [1, 0])
     assert allocation_rdp(pair, 3, 2) == mp.inf
@@ -276,19 +313,22 @@ def test_not_absolutely_continuous_is_infinite():
     assert allocation_moment_symbolic(pair, 3, 2, "genfunc") == sp.oo
 
 
-@pytest.mark.parametrize("call, name", [
-    (lambda: allocation_rdp(Gaussian(1), 3, 1), "alpha"),
-    (lambda: allocation_rdp(Gaussian(1), 3, 2.5), "alpha"),
-    (lambda: allocation_rdp(Gaussian(1), 0, 2), "steps"),
-    (lambda: allocation_rdp(Gaussian(1), 3, 2, epochs=0), "epochs"),
-    (lambda: allocation_rdp(Gaussian(1), 3, 2, form="fourier"), "form"),
-    (lambda: allocation_rdp(Gaussian(1), 3, 2, digits=2), "digits"),
-    (lambda: allocation_rdp_curve(Gaussian(1), 3, 1), "alpha_max"),
-    (lambda: poisson_rdp(Gaussian(1), 3, 0, 2), "rate"),
-    (lambda: poisson_rdp(Gaussian(1), 3, "1.5", 2), "rate"),
-    (lambda: poisson_rdp(Gaussian(1), 3, "0.5", 1), "alpha"),
-    (lambda: allocation_moment_symbolic(Gaussian(1), 3, 1, "genfunc"), "alpha"),
-])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: allocation_rdp(Gaussian(1), 3, 1), "alpha"),
+        (lambda: allocation_rdp(Gaussian(1), 3, 2.5), "alpha"),
+        (lambda: allocation_rdp(Gaussian(1), 0, 2), "steps"),
+        (lambda: allocation_rdp(Gaussian(1), 3, 2, epochs=0), "epochs"),
+        (lambda: allocation_rdp(Gaussian(1), 3, 2, form="fourier"), "form"),
+        (lambda: allocation_rdp(Gaussian(1), 3, 2, digits=2), "digits"),
+        (lambda: allocation_rdp_curve(Gaussian(1), 3, 1), "alpha_max"),
+        (lambda: poisson_rdp(Gaussian(1), 3, 0, 2), "rate"),
+        (lambda: poisson_rdp(Gaussian(1), 3, "1.5", 2), "rate"),
+        (lambda: poisson_rdp(Gaussian(1), 3, "0.5", 1), "alpha"),
+        (lambda: allocation_moment_symbolic(Gaussian(1), 3, 1, "genfunc"), "alpha"),
+    ],
+)
 def test_invalid_parameters_are_named(call, name):
     with pytest.raises(InvalidParameter) as info:
         call()
@@ -305,6 +345,7 @@ def test_unsupported_sizes_are_named():
 
 
 # --- large orders ----------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("mech", [Gaussian(2), Laplace(1)])
 def test_binary_powering_against_miller_recurrence(mech):

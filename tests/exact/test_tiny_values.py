@@ -7,6 +7,7 @@ References are computed here, independently of verialloc.exact, straight from th
 * closed form tanh(ε0/2) for one randomized-response step at ε = 0;
 * exact Fraction enumeration (TV distance, F2 at κ = 1) for rational pairs at ε = 0.
 """
+
 from fractions import Fraction
 from itertools import product
 
@@ -96,7 +97,7 @@ def test_issue_examples():
     b = api.delta(Config(RandomizedResponse("1e-45"), steps=1), 0, digits=30)
     assert close(b.lower, reference_rr("1e-45", 1, Fraction(0), "remove"), 30)
     tiny = api.delta(Config(RandomizedResponse("1e-40"), steps=3), "1e-41", digits=30)
-    assert close(tiny.lower, max(reference_rr("1e-40", 3, Fraction(1, 10 ** 41), d) for d in DIRECTIONS), 30)
+    assert close(tiny.lower, max(reference_rr("1e-40", 3, Fraction(1, 10**41), d) for d in DIRECTIONS), 30)
 
 
 @pytest.mark.parametrize("eps0", ["1e-45", "1e-300"])
@@ -133,24 +134,27 @@ def test_zero_only_when_proven():
                 assert discrete_delta(mech, "allocation", t, e0, d) == 0  # tie A = e^ε B on the extreme atom
                 assert discrete_delta(mech, "allocation", t, 2 * e0, d) == 0
                 assert discrete_delta(mech, "allocation", 3, 2 * e0, d, k=2) == 0
-                below = e0 * (1 - Fraction(1, 10 ** 6))
+                below = e0 * (1 - Fraction(1, 10**6))
                 ref = reference_rr(eps0, t, below, d)
                 value = discrete_delta(mech, "allocation", t, below, d)
                 assert value > 0 and close(value, ref, 30)
         # Poisson λ = 1/2: L* = t ln((1 + e^{ε0})/2) is irrational, just above it δ = 0, just below δ > 0
         with mp.workdps(400):
             star = 3 * mp.log1p(mp.expm1(mp.mpf(eps0)) / 2)
-            above, under = (Fraction(mp.nstr(star * (1 + s), 380)) for s in (mp.mpf(10) ** -20, -mp.mpf(10) ** -20))
+            above, under = (Fraction(mp.nstr(star * (1 + s), 380)) for s in (mp.mpf(10) ** -20, -(mp.mpf(10) ** -20)))
         assert discrete_delta(mech, "poisson", 3, above, "remove", rate="1/2") == 0
-        assert close(discrete_delta(mech, "poisson", 3, under, "remove", rate="1/2"),
-                     reference_rr(eps0, 3, under, "remove", "poisson", Fraction(1, 2)), 30)
+        assert close(
+            discrete_delta(mech, "poisson", 3, under, "remove", rate="1/2"),
+            reference_rr(eps0, 3, under, "remove", "poisson", Fraction(1, 2)),
+            30,
+        )
     same = DiscretePair(["1/3", "2/3"], ["1/3", "2/3"])
     assert discrete_delta(same, "allocation", 4, 0, "both") == 0
 
 
 def test_rational_pair_at_zero_is_exact_tv():
     """p − q = ±10^-200: δ(0) = TV by exact Fraction enumeration, t = 1..4, allocation and Poisson."""
-    h = Fraction(1, 10 ** 200)
+    h = Fraction(1, 10**200)
     p, q = [Fraction(1, 2) + h, Fraction(1, 2) - h], [Fraction(1, 2), Fraction(1, 2)]
     mech = DiscretePair(p, q)
     for t in (1, 2, 3, 4):
@@ -186,7 +190,9 @@ def test_epsilon_tiny_and_exact_zero():
 def test_unresolvable_raises_naming_the_parameter():
     """δ below 10^-4000 (ε0 = 10^-4000, the smallest number text accepts) is not returned as 0: UnsupportedRequest
     naming eps0. A Fraction beyond ~4000 digits (10^-4100) is refused at the door, like its text "1e-4100"."""
-    with pytest.raises(UnsupportedRequest, match=r"^eps0=1.0e-4000 is not supported here: delta\(epsilon=0\) is positive"):
+    with pytest.raises(
+        UnsupportedRequest, match=r"^eps0=1.0e-4000 is not supported here: delta\(epsilon=0\) is positive"
+    ):
         discrete_delta(RandomizedResponse(Fraction(1, 10**4000)), "allocation", 1, 0, "remove")
     with pytest.raises(InvalidParameter, match="at most 4000 digits"):
         RandomizedResponse(Fraction(1, 10**4100))

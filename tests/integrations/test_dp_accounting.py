@@ -1,5 +1,6 @@
 """The dp_accounting bridge: the translation table, and VerifiedAccountant against independent references
 (dp_accounting's own PLD and RDP accountants, verialloc's exact layer, closed forms evaluated here in mpmath)."""
+
 import inspect
 from fractions import Fraction
 
@@ -14,7 +15,10 @@ from dp_accounting.rdp.rdp_privacy_accountant import RdpAccountant  # noqa: E402
 from verialloc import Config, DiscretePair, Gaussian, Laplace, api  # noqa: E402
 from verialloc.errors import InvalidParameter, UnsupportedRequest  # noqa: E402
 from verialloc.integrations.dp_accounting import (  # noqa: E402
-    RandomAllocationDpEvent, VerifiedAccountant, from_dp_event)
+    RandomAllocationDpEvent,
+    VerifiedAccountant,
+    from_dp_event,
+)
 from verialloc.numeric.pld.pld_accountant import Settings  # noqa: E402
 
 NR = dpa.NeighboringRelation
@@ -42,8 +46,11 @@ TABLE = [
     (Self(G, 5), ADD_REMOVE, poisson(Gaussian("0.8"), 1, 5)),
     (LAP, ADD_REMOVE, poisson(Laplace(2), 1, 1)),
     (RR, SPECIAL, poisson(RR_PAIR, 1, 1)),
-    (dpa.RandomizedResponseDpEvent(0.25, 2), SPECIAL,
-     poisson(DiscretePair([Fraction(7, 8), Fraction(1, 8)], [Fraction(1, 2), Fraction(1, 2)]), 1, 1)),
+    (
+        dpa.RandomizedResponseDpEvent(0.25, 2),
+        SPECIAL,
+        poisson(DiscretePair([Fraction(7, 8), Fraction(1, 8)], [Fraction(1, 2), Fraction(1, 2)]), 1, 1),
+    ),
     (PS, ADD_REMOVE, poisson(Gaussian("0.8"), Fraction(1, 100), 1)),
     (Self(PS, 100), ADD_REMOVE, poisson(Gaussian("0.8"), Fraction(1, 100), 100)),
     (Self(Self(PS, 100), 3), ADD_REMOVE, poisson(Gaussian("0.8"), Fraction(1, 100), 300)),
@@ -91,8 +98,8 @@ UNSUPPORTED = [
     (dpa.PoissonSampledDpEvent(1.5, G), ADD_REMOVE, InvalidParameter, "PoissonSampledDpEvent.sampling_probability"),
     (Self(G, 0), ADD_REMOVE, InvalidParameter, "SelfComposedDpEvent.count"),
     (Composed(None), ADD_REMOVE, InvalidParameter, "ComposedDpEvent.events"),  # was a raw TypeError
-    (dpa.GaussianDpEvent(10 ** 5000), ADD_REMOVE, InvalidParameter, "GaussianDpEvent.noise_multiplier"),  # ValueError
-    (Self(G, 10 ** 5000), ADD_REMOVE, InvalidParameter, "SelfComposedDpEvent.count"),  # of str() beyond 4300 digits
+    (dpa.GaussianDpEvent(10**5000), ADD_REMOVE, InvalidParameter, "GaussianDpEvent.noise_multiplier"),  # ValueError
+    (Self(G, 10**5000), ADD_REMOVE, InvalidParameter, "SelfComposedDpEvent.count"),  # of str() beyond 4300 digits
     (RandomAllocationDpEvent(3, 2, G), ADD_REMOVE, InvalidParameter, "RandomAllocationDpEvent.num_allocations"),
     (RandomAllocationDpEvent(1, 0, G), ADD_REMOVE, InvalidParameter, "RandomAllocationDpEvent.num_steps"),
     (dpa.RandomizedResponseDpEvent(1.5, 2), SPECIAL, InvalidParameter, "RandomizedResponseDpEvent.noise_parameter"),
@@ -167,19 +174,30 @@ def test_the_keywords_a_method_takes_are_accepted():
     VerifiedAccountant(method="rdp", alpha_max=64, search_tol=0.01, digits=20, budget=30)
     VerifiedAccountant(method="best", target_gap=0.1, progress=print, **FAST)
     from verialloc.numeric.analytic import Options
+
     VerifiedAccountant(method="analytic", options=Options(), progress=None)
 
 
-@pytest.mark.parametrize("query, value, valid", [
-    ("get_epsilon", None, "finite real number"), ("get_epsilon", "abc", "finite real number"),
-    ("get_epsilon", float("nan"), "finite real number"), ("get_epsilon", True, "finite real number"),
-    ("get_epsilon", -1e-5, "open interval (0, 1)"), ("get_epsilon", 0.0, "open interval (0, 1)"),
-    ("get_epsilon", 1, "open interval (0, 1)"), ("get_epsilon", float("inf"), "finite real number"),
-    ("get_epsilon", [1e-5], "finite real number"),
-    ("get_delta", None, "finite real number"), ("get_delta", "abc", "finite real number"),
-    ("get_delta", float("nan"), "finite real number"), ("get_delta", False, "finite real number"),
-    ("get_delta", float("-inf"), "finite real number"), ("get_delta", (1.0,), "finite real number"),
-])
+@pytest.mark.parametrize(
+    "query, value, valid",
+    [
+        ("get_epsilon", None, "finite real number"),
+        ("get_epsilon", "abc", "finite real number"),
+        ("get_epsilon", float("nan"), "finite real number"),
+        ("get_epsilon", True, "finite real number"),
+        ("get_epsilon", -1e-5, "open interval (0, 1)"),
+        ("get_epsilon", 0.0, "open interval (0, 1)"),
+        ("get_epsilon", 1, "open interval (0, 1)"),
+        ("get_epsilon", float("inf"), "finite real number"),
+        ("get_epsilon", [1e-5], "finite real number"),
+        ("get_delta", None, "finite real number"),
+        ("get_delta", "abc", "finite real number"),
+        ("get_delta", float("nan"), "finite real number"),
+        ("get_delta", False, "finite real number"),
+        ("get_delta", float("-inf"), "finite real number"),
+        ("get_delta", (1.0,), "finite real number"),
+    ],
+)
 @pytest.mark.parametrize("composed", [False, True])
 def test_bad_queries_name_the_dp_accounting_argument(query, value, valid, composed):
     """target_delta / target_epsilon (dp_accounting's names), with or without a ledger (the api's `delta=` /
@@ -205,11 +223,19 @@ def test_decimal_strings_are_exact_numbers_as_everywhere_in_verialloc():
     assert accountant.get_delta("1/2") == accountant.get_delta(0.5)
 
 
-@pytest.mark.parametrize("event, count, named, valid", [
-    (None, 1, "event", "dp_accounting DpEvent"), ("GaussianDpEvent(1)", 1, "event", "dp_accounting DpEvent"),
-    (G, "x", "count", "integer >= 1"), (G, None, "count", "integer >= 1"), (G, 0, "count", "integer >= 1"),
-    (G, -2, "count", "integer >= 1"), (G, 1.5, "count", "integer >= 1"), (G, True, "count", "integer >= 1"),
-])
+@pytest.mark.parametrize(
+    "event, count, named, valid",
+    [
+        (None, 1, "event", "dp_accounting DpEvent"),
+        ("GaussianDpEvent(1)", 1, "event", "dp_accounting DpEvent"),
+        (G, "x", "count", "integer >= 1"),
+        (G, None, "count", "integer >= 1"),
+        (G, 0, "count", "integer >= 1"),
+        (G, -2, "count", "integer >= 1"),
+        (G, 1.5, "count", "integer >= 1"),
+        (G, True, "count", "integer >= 1"),
+    ],
+)
 def test_compose_refuses_bad_events_and_counts(event, count, named, valid):
     """TypeError (dp_accounting's) for a non-event or a non-int count, UnsupportedEventError for count 0 before."""
     accountant = VerifiedAccountant()
@@ -220,11 +246,18 @@ def test_compose_refuses_bad_events_and_counts(event, count, named, valid):
     assert accountant.compose(G, 2.0).config() == poisson(Gaussian("0.8"), 1, 2)  # an integral float is a count
 
 
-@pytest.mark.parametrize("method, options, named", [
-    ("pld", dict(bogus=1), "bogus"), ("exact", dict(settings=Settings()), "settings"),
-    ("pld", dict(samples=10), "samples"), ("pld", dict(settings=3), "settings"), ("best", dict(progress=5), "progress"),
-    ("rdp", dict(alpha_max="x"), "alpha_max"), (["pld"], {}, "method"),
-])
+@pytest.mark.parametrize(
+    "method, options, named",
+    [
+        ("pld", dict(bogus=1), "bogus"),
+        ("exact", dict(settings=Settings()), "settings"),
+        ("pld", dict(samples=10), "samples"),
+        ("pld", dict(settings=3), "settings"),
+        ("best", dict(progress=5), "progress"),
+        ("rdp", dict(alpha_max="x"), "alpha_max"),
+        (["pld"], {}, "method"),
+    ],
+)
 def test_the_api_names_an_unknown_or_mistyped_method_option(method, options, named):
     """api.delta/epsilon take the method's keywords as **options (VerifiedAccountant passes its own on): a raw
     TypeError (unexpected keyword), AttributeError or TypeError from inside the method before."""
@@ -257,8 +290,11 @@ def test_each_methods_declared_keywords_are_what_its_accountant_accepts():
     assert keywords["mc"] == ("confidence", "interval", "proposal", "samples", "seed")
 
 
-@pytest.mark.parametrize("event, relation", [(e, r) for e, r, _ in TABLE] + [(e, r) for e, r, _, _ in UNSUPPORTED
-                                                                         if isinstance(e, dpa.DpEvent) and r in (ADD_REMOVE, SPECIAL)])
+@pytest.mark.parametrize(
+    "event, relation",
+    [(e, r) for e, r, _ in TABLE]
+    + [(e, r) for e, r, _, _ in UNSUPPORTED if isinstance(e, dpa.DpEvent) and r in (ADD_REMOVE, SPECIAL)],
+)
 def test_supports_exactly_when_the_event_translates(event, relation):
     try:
         from_dp_event(event, relation)
@@ -311,8 +347,10 @@ def test_poisson_dp_sgd_against_dp_accountings_pld_and_rdp():
     event = Self(dpa.PoissonSampledDpEvent(0.1, dpa.GaussianDpEvent(1.0)), 10)
     ours = VerifiedAccountant(**FAST).compose(event)
     bracket = ours.get_epsilon_bracket(1e-5)
-    for theirs in (PLDAccountant(ADD_REMOVE).compose(event).get_epsilon(1e-5),
-                   RdpAccountant(neighboring_relation=ADD_REMOVE).compose(event).get_epsilon(1e-5)):
+    for theirs in (
+        PLDAccountant(ADD_REMOVE).compose(event).get_epsilon(1e-5),
+        RdpAccountant(neighboring_relation=ADD_REMOVE).compose(event).get_epsilon(1e-5),
+    ):
         assert bracket.lower <= theirs
         assert bracket.upper <= theirs + bracket.width
     assert ours.get_epsilon(1e-5) >= bracket.upper
@@ -403,7 +441,9 @@ def test_rdp_accountant_on_poisson_gaussian_names_its_own_keywords():
     accountant.compose(dpa.PoissonSampledDpEvent(0.01, G), 100)
     with pytest.raises(UnsupportedRequest) as info:
         accountant.get_epsilon(1e-5)
-    assert info.value.name == "method" and "method='pld'" in str(info.value) and "direction=remove" not in str(info.value)
+    assert (
+        info.value.name == "method" and "method='pld'" in str(info.value) and "direction=remove" not in str(info.value)
+    )
 
 
 @pytest.mark.parametrize("eps", ["-1e-400", "-1e-30", -1, "-0.5"])
@@ -411,6 +451,7 @@ def test_empty_accountant_delta_is_an_upper_bound_at_any_negative_epsilon(eps):
     """P = Q: δ(ε) = 1 − e^ε for ε < 0. '-1e-400' went through float64 as −0.0 and returned 0.0, below the truth
     1 − e^(−1e-400) ≈ 1e-400 (hostile-user finding, #14). Checked against mpmath at 50 digits."""
     from verialloc.mechanisms.base import mpq
+
     got = VerifiedAccountant().get_delta(eps)
     with mp.workdps(50):
         truth = -mp.expm1(mpq(Fraction(str(eps))))

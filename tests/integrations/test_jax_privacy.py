@@ -1,6 +1,7 @@
 """The jax_privacy bridge without jax: fake strategies carrying jax_privacy 1.0.0's field names (batch_selection.py),
 the translation table, refusals, and the balls-in-bins mapping against jax_privacy's own dominating pair evaluated
 here in mpmath (not through verialloc's allocation code)."""
+
 import dataclasses
 from fractions import Fraction
 
@@ -40,7 +41,11 @@ TABLE = [
     (BallsInBinsSampling(900, 100), 3, Config(Gaussian(1), steps=100)),
     (BallsInBinsSampling(5, 1), 0.8, Config(Gaussian("0.8"), "poisson", steps=5, rate=1)),
     (CyclicPoissonSampling(0.01, 1000), 1.0, Config(Gaussian(1), "poisson", steps=1000, rate=Fraction(1, 100))),
-    (CyclicPoissonSampling(0.01, 1001, cycle_length=4), 0.8, Config(Gaussian("0.8"), "poisson", steps=251, rate="0.01")),
+    (
+        CyclicPoissonSampling(0.01, 1001, cycle_length=4),
+        0.8,
+        Config(Gaussian("0.8"), "poisson", steps=251, rate="0.01"),
+    ),
     (CyclicPoissonSampling(1, 8, cycle_length=4), 2, Config(Gaussian(2), "poisson", steps=2, rate=1)),
 ]
 
@@ -52,23 +57,30 @@ def test_translation_table(strategy, sigma, expected):
 
 def test_irrational_noise_is_rounded_down_to_sigma_digits():
     sigma = config_from_jax_privacy(BallsInBinsSampling(300, 100), 1).mechanism.sigma
-    ulp = Fraction(1, 10 ** SIGMA_DIGITS)  # 1/√3 < 1: the last of SIGMA_DIGITS digits is 10^-SIGMA_DIGITS
+    ulp = Fraction(1, 10**SIGMA_DIGITS)  # 1/√3 < 1: the last of SIGMA_DIGITS digits is 10^-SIGMA_DIGITS
     assert 3 * sigma**2 < 1 < 3 * (sigma + ulp) ** 2  # sigma <= 1/√3 < sigma + ulp, exactly
     assert sigma == Fraction("0.577350269189625764509148780501")
 
 
-@pytest.mark.parametrize("strategy, sigma, error, name", [
-    (BallsInBinsSampling(301, 100), 1, UnsupportedRequest, "BallsInBinsSampling.iterations=301"),
-    (BallsInBinsSampling(0, 10), 1, InvalidParameter, "BallsInBinsSampling.iterations=0"),
-    (BallsInBinsSampling(10, 0), 1, InvalidParameter, "BallsInBinsSampling.cycle_length=0"),
-    (BallsInBinsSampling(10, 10), 0, InvalidParameter, "noise_multiplier=0"),
-    (CyclicPoissonSampling(0.01, 100, truncated_batch_size=64), 1, UnsupportedRequest,
-     "CyclicPoissonSampling.truncated_batch_size=64"),
-    (CyclicPoissonSampling(0, 100), 1, InvalidParameter, "CyclicPoissonSampling.sampling_prob=0"),
-    (CyclicPoissonSampling(1.5, 100), 1, InvalidParameter, "CyclicPoissonSampling.sampling_prob=1.5"),
-    (BMinSepSampling(0.1, 100, 4), 1, UnsupportedRequest, "strategy=BMinSepSampling"),
-    (object(), 1, UnsupportedRequest, "strategy=object"),
-])
+@pytest.mark.parametrize(
+    "strategy, sigma, error, name",
+    [
+        (BallsInBinsSampling(301, 100), 1, UnsupportedRequest, "BallsInBinsSampling.iterations=301"),
+        (BallsInBinsSampling(0, 10), 1, InvalidParameter, "BallsInBinsSampling.iterations=0"),
+        (BallsInBinsSampling(10, 0), 1, InvalidParameter, "BallsInBinsSampling.cycle_length=0"),
+        (BallsInBinsSampling(10, 10), 0, InvalidParameter, "noise_multiplier=0"),
+        (
+            CyclicPoissonSampling(0.01, 100, truncated_batch_size=64),
+            1,
+            UnsupportedRequest,
+            "CyclicPoissonSampling.truncated_batch_size=64",
+        ),
+        (CyclicPoissonSampling(0, 100), 1, InvalidParameter, "CyclicPoissonSampling.sampling_prob=0"),
+        (CyclicPoissonSampling(1.5, 100), 1, InvalidParameter, "CyclicPoissonSampling.sampling_prob=1.5"),
+        (BMinSepSampling(0.1, 100, 4), 1, UnsupportedRequest, "strategy=BMinSepSampling"),
+        (object(), 1, UnsupportedRequest, "strategy=object"),
+    ],
+)
 def test_refusals_name_the_field(strategy, sigma, error, name):
     with pytest.raises(error, match=name.replace(".", r"\.")):
         config_from_jax_privacy(strategy, sigma)
@@ -86,7 +98,7 @@ def balls_in_bins_delta(sigma, bins: int, cycles: int, eps) -> mp.mpf:
     r = mu / mp.sqrt(2)
 
     def given_b(b):
-        c = mp.exp(-mu**2 / 2) * mp.cosh(r * b)
+        c = mp.exp(-(mu**2) / 2) * mp.cosh(r * b)
         a_star = (e - mp.log(c)) / r  # L > e^ε  iff  a > a*
         return (c * mp.exp(r**2 / 2) * mp.ncdf(r - a_star) - mp.exp(e) * mp.ncdf(-a_star)) * mp.npdf(b)
 
@@ -114,6 +126,7 @@ def test_cyclic_poisson_is_jax_privacys_own_event():
     ⌈iterations/cycle_length⌉ times; the dp_accounting bridge translates that event to the same Config."""
     dpa = pytest.importorskip("dp_accounting")
     from verialloc.integrations.dp_accounting import from_dp_event
+
     event = dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(0.8)), -(-1001 // 4))
     strategy = CyclicPoissonSampling(0.01, 1001, cycle_length=4)
     assert config_from_jax_privacy(strategy, 0.8) == from_dp_event(event)

@@ -2,6 +2,7 @@
 sample_rate, num_steps), the translation, refusals, answers against independent references (the Gaussian
 composition closed form F13 and the Poisson-subsampled Gaussian F2 integrated, both in mpmath), and
 `verialloc certify --from-opacus-history` including hostile files."""
+
 import json
 import os
 import time
@@ -49,13 +50,16 @@ def f13_epsilon(mu, delta) -> mp.mpf:
     return hi
 
 
-@pytest.mark.parametrize("source", [
-    [(1.0, 0.01, 1000)],
-    [[1.0, 0.01, 600], (1.0, 0.01, 400)],  # identical entries (opacus merges consecutive ones only) add up
-    (("1", "0.01", "1000"),),
-    FakeAccountant([(1.0, 0.01, 1000)]),
-    FakeEngine(FakeAccountant([(1.0, 0.01, 250)] * 4)),
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        [(1.0, 0.01, 1000)],
+        [[1.0, 0.01, 600], (1.0, 0.01, 400)],  # identical entries (opacus merges consecutive ones only) add up
+        (("1", "0.01", "1000"),),
+        FakeAccountant([(1.0, 0.01, 1000)]),
+        FakeEngine(FakeAccountant([(1.0, 0.01, 250)] * 4)),
+    ],
+)
 def test_translation(source):
     assert config_from_opacus_history(source) == DPSGD
 
@@ -68,22 +72,29 @@ def test_json_files(tmp_path, content):
     assert config_from_opacus_history(str(path)) == DPSGD
 
 
-@pytest.mark.parametrize("history, error, name", [
-    ([(1.0, 0.01, 500), (0.8, 0.01, 200)], UnsupportedRequest, r"history=entries \[0\] \(1.0, 0.01, 500\) and \[1\]"),
-    ([(1.0, 0.01, 500), (1.0, 0.01, 5), (1.0, 0.02, 5)], UnsupportedRequest, r"\[2\] \(1.0, 0.02, 5\)"),
-    ([], InvalidParameter, "history="),
-    ([(0, 0.01, 10)], InvalidParameter, r"history\[0\].noise_multiplier=0"),
-    ([(1, 0.01, 10), (1, 0, 10)], InvalidParameter, r"history\[1\].sample_rate=0"),
-    ([(1, 1.5, 10)], InvalidParameter, r"history\[0\].sample_rate=1.5"),
-    ([(1, 0.5, 0)], InvalidParameter, r"history\[0\].num_steps=0"),
-    ([(1, 0.5, 2.5)], InvalidParameter, r"history\[0\].num_steps=2.5"),
-    ([(True, 0.5, 2)], InvalidParameter, r"history\[0\].noise_multiplier=True"),
-    ([(1, 0.5)], InvalidParameter, r"history\[0\]="),
-    ([(1, "nan", 2)], InvalidParameter, r"history\[0\].sample_rate=nan"),
-    ([(1, "1e-99999999", 2)], InvalidParameter, r"history\[0\].sample_rate=1e-99999999"),
-    ([(1, None, 2)], InvalidParameter, r"history\[0\].sample_rate=None"),
-    (42, InvalidParameter, "history=42"),
-])
+@pytest.mark.parametrize(
+    "history, error, name",
+    [
+        (
+            [(1.0, 0.01, 500), (0.8, 0.01, 200)],
+            UnsupportedRequest,
+            r"history=entries \[0\] \(1.0, 0.01, 500\) and \[1\]",
+        ),
+        ([(1.0, 0.01, 500), (1.0, 0.01, 5), (1.0, 0.02, 5)], UnsupportedRequest, r"\[2\] \(1.0, 0.02, 5\)"),
+        ([], InvalidParameter, "history="),
+        ([(0, 0.01, 10)], InvalidParameter, r"history\[0\].noise_multiplier=0"),
+        ([(1, 0.01, 10), (1, 0, 10)], InvalidParameter, r"history\[1\].sample_rate=0"),
+        ([(1, 1.5, 10)], InvalidParameter, r"history\[0\].sample_rate=1.5"),
+        ([(1, 0.5, 0)], InvalidParameter, r"history\[0\].num_steps=0"),
+        ([(1, 0.5, 2.5)], InvalidParameter, r"history\[0\].num_steps=2.5"),
+        ([(True, 0.5, 2)], InvalidParameter, r"history\[0\].noise_multiplier=True"),
+        ([(1, 0.5)], InvalidParameter, r"history\[0\]="),
+        ([(1, "nan", 2)], InvalidParameter, r"history\[0\].sample_rate=nan"),
+        ([(1, "1e-99999999", 2)], InvalidParameter, r"history\[0\].sample_rate=1e-99999999"),
+        ([(1, None, 2)], InvalidParameter, r"history\[0\].sample_rate=None"),
+        (42, InvalidParameter, "history=42"),
+    ],
+)
 def test_refusals_name_the_entry(history, error, name):
     with pytest.raises(error, match=name):
         config_from_opacus_history(history)
@@ -109,8 +120,10 @@ def test_poisson_step_against_the_integrated_pair():
     (F2), integrated here: p > e^ε q  iff  x > σ² log((e^ε − 1 + r)/r) + 1/2 for r = the rate."""
     sigma, r, eps = mp.mpf("0.8"), mp.mpf("0.3"), mp.mpf(1)
     x0 = sigma**2 * mp.log((mp.exp(eps) - 1 + r) / r) + mp.mpf(1) / 2
-    ref = mp.quad(lambda x: (1 - r) * mp.npdf(x, 0, sigma) + r * mp.npdf(x, 1, sigma)
-                  - mp.exp(eps) * mp.npdf(x, 0, sigma), [x0, mp.inf])
+    ref = mp.quad(
+        lambda x: (1 - r) * mp.npdf(x, 0, sigma) + r * mp.npdf(x, 1, sigma) - mp.exp(eps) * mp.npdf(x, 0, sigma),
+        [x0, mp.inf],
+    )
     ours = api.delta(config_from_opacus_history([(0.8, 0.3, 1)]), 1, direction="remove", method="exact")
     assert mp.almosteq(mp.mpf(ours.lower), ref, rel_eps=1e-10)
 
@@ -139,6 +152,7 @@ def test_rdp_stand_in_for_opacus_is_certified():
 
 
 # --- the command line ---------------------------------------------------------------------------------------------
+
 
 def run(capsys, argv):
     status = main(argv)
@@ -177,22 +191,31 @@ def test_cli_certifies_a_history_like_the_flags(tmp_path, capsys):
     assert status == 0 and strip(json.loads(same)) == strip(got)
 
 
-@pytest.mark.parametrize("extra, name", [
-    (["--sigma", "1"], "sigma=1"), (["--steps", "5"], "steps=5"), (["--scheme", "poisson"], "scheme=poisson"),
-    (["--k", "2"], "k=2"), (["--rate", "0.5"], "rate=0.5"),
-])
+@pytest.mark.parametrize(
+    "extra, name",
+    [
+        (["--sigma", "1"], "sigma=1"),
+        (["--steps", "5"], "steps=5"),
+        (["--scheme", "poisson"], "scheme=poisson"),
+        (["--k", "2"], "k=2"),
+        (["--rate", "0.5"], "rate=0.5"),
+    ],
+)
 def test_cli_refuses_configuration_flags_with_the_history(tmp_path, capsys, extra, name):
     path = write(tmp_path, "[[1, 0.01, 10]]")
-    line = one_error_line(capsys, ["certify", "--from-opacus-history", path, "--delta", "1e-5",
-                                   "--claimed-epsilon", "1", *extra])
+    line = one_error_line(
+        capsys, ["certify", "--from-opacus-history", path, "--delta", "1e-5", "--claimed-epsilon", "1", *extra]
+    )
     assert name in line and "--from-opacus-history" in line
 
 
 def test_cli_refuses_config_with_the_history(tmp_path, capsys):
     path = write(tmp_path, "[[1, 0.01, 10]]")
     config = write(tmp_path, json.dumps({"mechanism": "gaussian", "sigma": 1, "steps": 1}), "c.json")
-    line = one_error_line(capsys, ["certify", "--from-opacus-history", path, "--config", config, "--delta", "1e-5",
-                                   "--claimed-epsilon", "1"])
+    line = one_error_line(
+        capsys,
+        ["certify", "--from-opacus-history", path, "--config", config, "--delta", "1e-5", "--claimed-epsilon", "1"],
+    )
     assert "config=" in line and "--from-opacus-history" in line
 
 
@@ -206,12 +229,15 @@ HOSTILE = [
     ("[[1, 0.01, 10]", "must be a readable JSON file"),
     ("[[NaN, 0.01, 10]]", "NaN is not a JSON number"),
     ("[[1, 1e99999999, 10]]", "history[0].sample_rate=1e99999999 is invalid: must be a number with a decimal exponent"),
-    ("[[1, 0.01, 1.0000000000000000001e3]]", "history[0].num_steps=1.0000000000000000001e3 is invalid: must be an integer"),
+    (
+        "[[1, 0.01, 1.0000000000000000001e3]]",
+        "history[0].num_steps=1.0000000000000000001e3 is invalid: must be an integer",
+    ),
     ('{"history": [[1, 0.01, 10]], "history": []}', "the key 'history' appears twice"),
     ('[[1, "1e99999999", 10]]', "history[0].sample_rate=1e99999999"),
     ("[[1, 0.01, " + "9" * 5000 + "]]", "more than 4300 digits"),
     ('[[1, 0.01, "' + "9" * 5000 + '"]]', "history[0].num_steps="),
-    ("[[1, 0.01, {\"a\": 1}]]", "history[0].num_steps="),
+    ('[[1, 0.01, {"a": 1}]]', "history[0].num_steps="),
     ("[" * 100_000 + "]" * 100_000, "must be a readable JSON file"),
     ("[[1, 0.01, 10, 4]]", "history[0]="),
     (b"\xff\xfe[[1, 0.01, 10]]", "must be UTF-8 text"),
@@ -221,8 +247,9 @@ HOSTILE = [
 @pytest.mark.parametrize("text, expected", HOSTILE)
 def test_cli_hostile_files_exit_2_in_one_line(tmp_path, capsys, text, expected):
     path = write(tmp_path, text)
-    line = one_error_line(capsys, ["certify", "--from-opacus-history", path, "--delta", "1e-5",
-                                   "--claimed-epsilon", "1"])
+    line = one_error_line(
+        capsys, ["certify", "--from-opacus-history", path, "--delta", "1e-5", "--claimed-epsilon", "1"]
+    )
     assert expected in line, line
 
 
@@ -231,12 +258,17 @@ def test_cli_hostile_paths(tmp_path, capsys):
     os.mkfifo(fifo)
     big = tmp_path / "big.json"
     big.write_text("[" + ",".join(["[1, 0.01, 10]"] * (MAX_HISTORY_BYTES // 10)) + "]")
-    for path, expected in [(tmp_path, "regular file"), ("/dev/zero", "regular file"), (fifo, "regular file"),
-                           (big, f"at most {MAX_HISTORY_BYTES} bytes"), (tmp_path / "missing.json", "readable")]:
-        line = one_error_line(capsys, ["certify", "--from-opacus-history", str(path), "--delta", "1e-5",
-                                       "--claimed-epsilon", "1"])
+    for path, expected in [
+        (tmp_path, "regular file"),
+        ("/dev/zero", "regular file"),
+        (fifo, "regular file"),
+        (big, f"at most {MAX_HISTORY_BYTES} bytes"),
+        (tmp_path / "missing.json", "readable"),
+    ]:
+        line = one_error_line(
+            capsys, ["certify", "--from-opacus-history", str(path), "--delta", "1e-5", "--claimed-epsilon", "1"]
+        )
         assert "opacus-history=" in line and expected in line, line
-
 
 
 def test_file_numbers_are_read_as_written_and_library_numbers_accepted():
@@ -246,13 +278,16 @@ def test_file_numbers_are_read_as_written_and_library_numbers_accepted():
     from decimal import Decimal
     from verialloc.integrations.opacus import config_from_opacus_history, load_history
     import tempfile
+
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
         fh.write("[[0.99999999999999999999, 0.0100000000000000000001, 1000]]")
     try:
         config = config_from_opacus_history(load_history(fh.name))
     finally:
         os.unlink(fh.name)
-    assert config.rate == Fraction("0.0100000000000000000001") and config.mechanism.sigma == Fraction("0.99999999999999999999")
+    assert config.rate == Fraction("0.0100000000000000000001") and config.mechanism.sigma == Fraction(
+        "0.99999999999999999999"
+    )
     assert config_from_opacus_history([(1.0, 0.01, np.int64(100))]).steps == 100
     assert config_from_opacus_history([(np.float32(1.5), np.float64(0.01), 10)]).rate == Fraction(1, 100)
     assert config_from_opacus_history([(Decimal("1.5"), Decimal("0.01"), 10)]).mechanism.sigma == Fraction(3, 2)

@@ -15,6 +15,7 @@ Bugs it catches: the printed E_Q form of [000]/[004] without the P(Q = 0) term (
 that mass), a sign or factor slip in F13 (e.g. e^{−ε} for e^ε), a wrong kink in the Laplace profile, a PLD
 that drops its +∞ atom or applies e^{+L} for e^{−L}.
 """
+
 from fractions import Fraction
 
 import mpmath as mp
@@ -41,8 +42,9 @@ def forms(p, q, eps) -> dict:
     # E_P form: e^{−ℓ} = Q/P on P > 0 (0 where Q = 0)
     out["E_P"] = mp.fsum(mpq(x) * max(1 - kappa * mpq(y) / mpq(x), 0) for x, y in zip(p, q) if x)
     # E_Q form plus the mass of P where Q = 0 (the term [000]/[004] omit)
-    out["E_Q + P(Q=0)"] = (mp.fsum(mpq(y) * max(mpq(x) / mpq(y) - kappa, 0) for x, y in zip(p, q) if y)
-                           + mp.fsum(mpq(x) for x, y in zip(p, q) if not y))
+    out["E_Q + P(Q=0)"] = mp.fsum(mpq(y) * max(mpq(x) / mpq(y) - kappa, 0) for x, y in zip(p, q) if y) + mp.fsum(
+        mpq(x) for x, y in zip(p, q) if not y
+    )
     # set form: the best subset
     best = mp.mpf(0)
     for mask in range(1 << len(p)):
@@ -51,8 +53,7 @@ def forms(p, q, eps) -> dict:
     # tail-integral form: ∫_0^1 F̄_L(ε − ln(1 − u)) du for the discrete law of L = ln(P/Q) under P, integrated
     # exactly piece by piece (F̄ is a step function of u with jumps at u = 1 − e^{ε − x})
     atoms = [(mp.log(mpq(x) / mpq(y)) if y else mp.inf, mpq(x)) for x, y in zip(p, q) if x]
-    cuts = sorted({mp.mpf(0), mp.mpf(1)} | {1 - mp.exp(mpq(eps) - x) for x, _ in atoms
-                                            if x != mp.inf and x > mpq(eps)})
+    cuts = sorted({mp.mpf(0), mp.mpf(1)} | {1 - mp.exp(mpq(eps) - x) for x, _ in atoms if x != mp.inf and x > mpq(eps)})
     total = mp.mpf(0)
     for u0, u1 in zip(cuts, cuts[1:]):
         level = mpq(eps) - mp.log(1 - (u0 + u1) / 2)
@@ -87,8 +88,11 @@ def test_pld_functional_equals_the_forms_of_f2(pq, eps):
         if x and y:
             finite[x / y] = finite.get(x / y, 0) + x
     ratios = sorted(finite)
-    pld = PLD(np.array([float(mp.log(mpq(r))) for r in ratios]), np.array([float(finite[r]) for r in ratios]),
-              inf_mass=float(sum(x for x, y in zip(p, q) if not y)))
+    pld = PLD(
+        np.array([float(mp.log(mpq(r))) for r in ratios]),
+        np.array([float(finite[r]) for r in ratios]),
+        inf_mass=float(sum(x for x, y in zip(p, q) if not y)),
+    )
     value = pld.delta(float(eps))
     with mp.workdps(DPS):
         for name, ref in forms(p, q, eps).items():

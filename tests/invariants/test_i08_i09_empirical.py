@@ -17,6 +17,7 @@ at WARNING, never failed.
 Bug the hard assertion catches: the remove/add pairs of the allocation swapped (the counterexample then reads
 remove > add), or a count-vector likelihood off by the 1/t factor (values off by orders of magnitude).
 """
+
 import logging
 from fractions import Fraction
 
@@ -49,8 +50,11 @@ def test_i9_published_counterexample_add_exceeds_remove():
 def test_i8_log_allocation_profile_in_t(caplog):
     """I8 (E), logged: δ(ε) of A_t for t and t + 1, both directions (randomized response t ≤ 12, Gaussian t ≤ 2)."""
     caplog.set_level(logging.INFO, logger=log.name)
-    cases = [(RandomizedResponse(Fraction(1, 2)), range(1, 13)), (RandomizedResponse(2), range(1, 13)),
-             (Gaussian(1), range(1, 3))]
+    cases = [
+        (RandomizedResponse(Fraction(1, 2)), range(1, 13)),
+        (RandomizedResponse(2), range(1, 13)),
+        (Gaussian(1), range(1, 3)),
+    ]
     for mech, ts in cases:
         for direction in ("remove", "add"):
             for eps in (Fraction(0), Fraction(1, 2), Fraction(2)):
@@ -69,8 +73,11 @@ def test_i9_log_add_below_remove(caplog):
         for eps in (Fraction(1, 4), Fraction(1), Fraction(2)):
             rem = api.delta(config, eps, direction="remove", digits=15).upper
             add = api.delta(config, eps, direction="add", digits=15).upper
-            observe("I9", add <= rem * (1 + 1e-12), f"{config.mechanism!r} t={config.steps} eps={eps}: "
-                                                    f"add {float(add):.4g} vs remove {float(rem):.4g}")
+            observe(
+                "I9",
+                add <= rem * (1 + 1e-12),
+                f"{config.mechanism!r} t={config.steps} eps={eps}: add {float(add):.4g} vs remove {float(rem):.4g}",
+            )
     options = Options(rate=None, pld=Settings(loss_step=1e-3, tail=1e-14))
     for sigma in (Fraction(1, 2), 2):
         config = Config(Gaussian(sigma), steps=2)

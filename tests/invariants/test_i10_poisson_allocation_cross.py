@@ -12,6 +12,7 @@ The test asserts the crossing on verialloc's certified brackets: allocation abov
 with the allocation pair (or the reverse), a rate slip (rate 1 = the composition N(σ/√2), which dominates
 allocation everywhere), the remove/add pairs swapped in either scheme.
 """
+
 from fractions import Fraction
 
 import mpmath as mp
@@ -21,8 +22,12 @@ from verialloc import Config, Gaussian, api
 
 SIGMA, T, RATE = 1, 2, Fraction(1, 2)
 #: formulas.md §12.1, σ = 1, t = 2, remove direction (k = 1)
-ALLOCATION_12_1 = {Fraction(0): 0.29776223, Fraction(1, 2): 0.14917752, Fraction(1): 0.059206501,
-                   Fraction(2): 0.0047457776}
+ALLOCATION_12_1 = {
+    Fraction(0): 0.29776223,
+    Fraction(1, 2): 0.14917752,
+    Fraction(1): 0.059206501,
+    Fraction(2): 0.0047457776,
+}
 ALLOCATION_ABOVE = [Fraction(0), Fraction(1, 4)]
 POISSON_ABOVE = [Fraction(1), Fraction(2)]
 
@@ -64,7 +69,10 @@ def test_remove_profiles_of_poisson_and_allocation_cross(eps):
     with mp.workdps(30):
         ref = poisson_remove_reference(eps)
     assert poisson.lower <= ref * (1 + mp.mpf(10) ** -12) and ref <= poisson.upper * (1 + mp.mpf(10) ** -12), (
-        eps, poisson, ref)
+        eps,
+        poisson,
+        ref,
+    )
     if eps in ALLOCATION_12_1:
         assert alloc.upper == pytest.approx(ALLOCATION_12_1[eps], rel=2e-8)
     if eps in ALLOCATION_ABOVE:

@@ -14,6 +14,7 @@ Bugs it catches: an F18 conversion that drops a term or divides ln(1/δ) by α i
 curve for the wrong number of steps (more steps ⇒ smaller allocation RDP), an exact RDP that is too small (e.g.
 ln D_α/α instead of ln D_α/(α − 1)).
 """
+
 from fractions import Fraction
 
 import mpmath as mp
@@ -25,10 +26,18 @@ from verialloc.numeric.pld.pld_accountant import Settings
 PLD_SETTINGS = Settings(loss_step=1e-3)
 #: (σ, t, δ, ε): the grid, one ε(δ) and one δ(ε) query per point (each pld query costs about a second); at t ≤ 2
 #: and δ = 1e-15 F18 is within 3.4–4.3 % of the pld lower end, the tightest points
-GRID = [(4, 1, "1e-15", Fraction(1)), (4, 2, "1e-15", Fraction(1, 4)),
-        (Fraction(6, 5), 10, "1e-5", Fraction(1)), (Fraction(6, 5), 100, "1e-9", Fraction(1, 4)),
-        (2, 10, "1e-9", Fraction(1)), (2, 100, "1e-5", Fraction(1, 4)), (2, 1000, "1e-5", Fraction(1, 4)),
-        (4, 10, "1e-5", Fraction(1, 4)), (4, 100, "1e-9", Fraction(1)), (4, 1000, "1e-9", Fraction(1, 4))]
+GRID = [
+    (4, 1, "1e-15", Fraction(1)),
+    (4, 2, "1e-15", Fraction(1, 4)),
+    (Fraction(6, 5), 10, "1e-5", Fraction(1)),
+    (Fraction(6, 5), 100, "1e-9", Fraction(1, 4)),
+    (2, 10, "1e-9", Fraction(1)),
+    (2, 100, "1e-5", Fraction(1, 4)),
+    (2, 1000, "1e-5", Fraction(1, 4)),
+    (4, 10, "1e-5", Fraction(1, 4)),
+    (4, 100, "1e-9", Fraction(1)),
+    (4, 1000, "1e-9", Fraction(1, 4)),
+]
 
 
 @pytest.mark.parametrize("sigma, t, delta, eps", GRID)
@@ -54,8 +63,13 @@ def f18_delta(config: Config, eps, orders=range(2, 41)) -> mp.mpf:
 
 
 #: formulas.md §12.1: exact remove profile of Gaussian allocation, t = 2
-SECTION_12_1 = {(1, "1"): 0.059206501, (1, "2"): 0.0047457776, (2, "1/2"): 0.018326595, (2, "1"): 0.00064612837,
-                (2, "2"): 2.8811863e-08}
+SECTION_12_1 = {
+    (1, "1"): 0.059206501,
+    (1, "2"): 0.0047457776,
+    (2, "1/2"): 0.018326595,
+    (2, "1"): 0.00064612837,
+    (2, "2"): 2.8811863e-08,
+}
 
 
 @pytest.mark.parametrize("key", sorted(SECTION_12_1))

@@ -13,6 +13,7 @@ results as the reference for the add results (self-duality says they coincide).
 Bugs it catches: ℓ under Q centred at +μ (or scaled by σ² instead of 1/σ²), an add direction that reads ℓ under Q
 without negating it, a discretization whose add PLD differs from its remove PLD for a symmetric pair.
 """
+
 from fractions import Fraction
 
 import mpmath as mp

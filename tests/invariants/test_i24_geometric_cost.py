@@ -14,6 +14,7 @@ one, add (Alg. 2) the t-fold, each (bit length − 1) squarings + (popcount − 
 Bugs it catches: α' without the 2⌈log2 t⌉ + 1 levels (the tightness guarantee is lost) or β' without /t, a grid that
 grows with t, a self-convolution linear in t or squaring only in the odd branch (E14), a grid not ∝ 1/α.
 """
+
 import math
 
 import mpmath as mp
@@ -58,6 +59,7 @@ def test_grid_size_and_convolutions_follow_theorem_4_6(sigma, t):
 def test_work_scales_like_alpha_to_the_minus_two_and_polylog_in_t():
     """Work proxy W = n0²·(convolutions): halving α multiplies W by 4 (within grid rounding); from t = 2 to 1000
     W / (levels²·ln(t/β)·⌈log2 t⌉) stays within a factor 3 (Thm 4.6 (3): O(log³ t · log(t/β)/α²) for the Gaussian)."""
+
     def work(t, alpha):
         _, rep = allocation_pld_geometric(Gaussian(2), t, "remove", "upper", alpha=alpha, beta=BETA)
         return rep.grid_size**2 * rep.convolutions

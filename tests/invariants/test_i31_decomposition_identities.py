@@ -17,6 +17,7 @@ Bugs it catches: the add direction answered with the remove factor γ→ or the 
 wrong γ→ (e.g. 1/λ, or (1 − λ)^{t−1}), a shift ε′ = ln(1 + (e^ε − 1)γ) (factor inverted), a Poisson ingredient at
 the wrong rate or direction.
 """
+
 import math
 from fractions import Fraction
 
@@ -86,11 +87,14 @@ def test_decomposition_value_is_h_of_the_conditioned_poisson_mixture_F37_I31(pq,
 def test_remove_bound_is_an_equality_at_one_step():
     """t = 1: P⁺ = P, so the remove bound equals the exact single-step profile H_{e^ε}(P‖Q), for λ = 1 and λ = 1/2
     (then γ→ = 2 and the Poisson step is F12 (b))."""
-    p, q = [Fraction(1, 2), Fraction(1, 3), Fraction(1, 6), Fraction(0)], [Fraction(1, 6), Fraction(1, 3), Fraction(1, 4),
-                                                                           Fraction(1, 4)]
+    p, q = (
+        [Fraction(1, 2), Fraction(1, 3), Fraction(1, 6), Fraction(0)],
+        [Fraction(1, 6), Fraction(1, 3), Fraction(1, 4), Fraction(1, 4)],
+    )
     for lam in (Fraction(1), Fraction(1, 2)):
         for eps in (Fraction(0), Fraction(1, 4), Fraction(1)):
-            value = decomposition.delta(Config(DiscretePair(p, q), steps=1), float(eps), "remove",
-                                        Options(pld=GRID, rate=float(lam))).value
+            value = decomposition.delta(
+                Config(DiscretePair(p, q), steps=1), float(eps), "remove", Options(pld=GRID, rate=float(lam))
+            ).value
             exact = float(bf.hockey_stick(*bf.single(p, q), kappa(eps)))
             assert exact * (1 - 1e-12) <= value <= exact * (1 + TIGHT_REL) + TIGHT_ABS, (lam, eps, value, exact)

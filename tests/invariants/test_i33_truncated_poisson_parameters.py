@@ -14,6 +14,7 @@ Bugs it catches: a rate below k/t or above 1, γ taken from the wrong block size
 the square of h(ε0) lost in β = exp(−mγ²/(2h²)) (then F34's rate for that β exceeds the rate used: unsound), an
 additive term that does not vanish as t grows (no convergence of tη/k to 1), an unsound bound at t = 100.
 """
+
 from fractions import Fraction
 
 import mpmath as mp
@@ -38,8 +39,12 @@ def single_delta(mech, eps0) -> mp.mpf:
 
 
 #: configurations where F34 is informative (additive terms well below 1 on part of the rate grid)
-CONFIGS = [Config(RandomizedResponse(Fraction(1, 2)), steps=1000), Config(RandomizedResponse(1), steps=4000, k=4),
-           Config(Gaussian(5), steps=100_000), Config(Gaussian(10), steps=20_000, k=2)]
+CONFIGS = [
+    Config(RandomizedResponse(Fraction(1, 2)), steps=1000),
+    Config(RandomizedResponse(1), steps=4000, k=4),
+    Config(Gaussian(5), steps=100_000),
+    Config(Gaussian(10), steps=20_000, k=2),
+]
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.mechanism!r}-t{c.steps}-k{c.k}")

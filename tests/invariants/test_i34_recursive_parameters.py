@@ -15,6 +15,7 @@ Bugs it catches: η = e^{2ε′}/m above 1 or below e^{2ε′}/m (rate rounded t
 dropped or applied to remove, τ with e^{ε′}(e^{ε′} + 1), the union bound over k·E copies lost, a bootstrapped
 δ←(ε′) below the exact add profile, an unsound bound at t = 100.
 """
+
 import math
 from fractions import Fraction
 
@@ -29,8 +30,11 @@ from verialloc.testing import brute_force as bf
 from verialloc.testing.strategies import probability_pairs
 
 FAST = Options(pld=Settings(loss_step=1e-3, tail=1e-14), eta_points=6)
-CONFIGS = [Config(RandomizedResponse(Fraction(1, 2)), steps=100), Config(RandomizedResponse(1), steps=60, k=3),
-           Config(RandomizedResponse(Fraction(3, 4)), steps=40, epochs=2)]
+CONFIGS = [
+    Config(RandomizedResponse(Fraction(1, 2)), steps=100),
+    Config(RandomizedResponse(1), steps=60, k=3),
+    Config(RandomizedResponse(Fraction(3, 4)), steps=40, epochs=2),
+]
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.mechanism!r}-t{c.steps}-k{c.k}-E{c.epochs}")
@@ -64,8 +68,11 @@ def allocation_tail(p, q, t: int, eps: Fraction) -> Fraction:
     return sum((m for y, m in a.items() if m and (not b.get(y) or m / b[y] > k2)), Fraction(0))
 
 
-@given(probability_pairs(max_atoms=3, max_weight=4).filter(lambda pq: any(x and y for x, y in zip(*pq))),
-       st.integers(1, 3), st.sampled_from([Fraction(1, 8), Fraction(1, 2), Fraction(1), Fraction(2)]))
+@given(
+    probability_pairs(max_atoms=3, max_weight=4).filter(lambda pq: any(x and y for x, y in zip(*pq))),
+    st.integers(1, 3),
+    st.sampled_from([Fraction(1, 8), Fraction(1, 2), Fraction(1), Fraction(2)]),
+)
 @settings(max_examples=20)
 def test_one_sided_tail_bound_behind_the_printed_tau_E7(pq, t, eps):
     """E7: Pr_P[ℓ > 2ε] ≤ H_{e^ε}(P‖Q)/(1 − e^{−ε}) for allocation pairs (remove), H from verialloc's exact layer, the

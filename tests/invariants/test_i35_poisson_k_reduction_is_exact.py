@@ -14,6 +14,7 @@ digits.
 Bugs it catches: epochs composed with the wrong multiplicity (k − 1 or k + 1 copies), a Poisson pair built for t/k
 steps at rate 1/t (rate not carried to the blocks), remove/add swapped in the epoch route.
 """
+
 from fractions import Fraction
 
 import mpmath as mp
@@ -23,8 +24,10 @@ from verialloc import Config, DiscretePair, api
 from verialloc.numeric.pld.pld_accountant import Settings
 from verialloc.testing import brute_force as bf
 
-PAIRS = [([Fraction(1, 2), Fraction(1, 3), Fraction(1, 6)], [Fraction(1, 6), Fraction(1, 3), Fraction(1, 2)]),
-         ([Fraction(3, 4), Fraction(1, 4), Fraction(0)], [Fraction(1, 4), Fraction(1, 2), Fraction(1, 4)])]
+PAIRS = [
+    ([Fraction(1, 2), Fraction(1, 3), Fraction(1, 6)], [Fraction(1, 6), Fraction(1, 3), Fraction(1, 2)]),
+    ([Fraction(3, 4), Fraction(1, 4), Fraction(0)], [Fraction(1, 4), Fraction(1, 2), Fraction(1, 4)]),
+]
 EPS = [Fraction(-1, 2), Fraction(0), Fraction(1, 3), Fraction(1)]
 
 
@@ -52,8 +55,16 @@ def test_poisson_rate_k_over_t_equals_k_fold_composition(pq, t, k):
                 hi = mp.mpf(ref_hi.numerator) / ref_hi.denominator
                 for v in values:
                     assert lo * (1 - mp.mpf(10) ** -28) <= v.lower and v.upper <= hi * (1 + mp.mpf(10) ** -28), (
-                        t, k, eps, direction, v, float(lo))
-            plds = [api.delta(c, eps, direction=direction, method="pld", settings=Settings(loss_step=1e-2))
-                    for c in (whole, blocks)]
+                        t,
+                        k,
+                        eps,
+                        direction,
+                        v,
+                        float(lo),
+                    )
+            plds = [
+                api.delta(c, eps, direction=direction, method="pld", settings=Settings(loss_step=1e-2))
+                for c in (whole, blocks)
+            ]
             for v in plds:
                 assert v.lower <= hi * (1 + 1e-15) and v.upper >= lo * (1 - 1e-15), (t, k, eps, direction, v)

@@ -27,8 +27,9 @@ REL = 1e-12
 
 
 def f65(steps, delta) -> mp.mpf:
-    return (mp.fsum(e * (mp.exp(e) - 1) / (mp.exp(e) + 1) for e in steps)
-            + mp.sqrt(2 * mp.log(1 / mp.mpf(delta)) * mp.fsum(e * e for e in steps)))
+    return mp.fsum(e * (mp.exp(e) - 1) / (mp.exp(e) + 1) for e in steps) + mp.sqrt(
+        2 * mp.log(1 / mp.mpf(delta)) * mp.fsum(e * e for e in steps)
+    )
 
 
 def f68(eps0, m, delta, w, composed=False) -> mp.mpf:

@@ -14,6 +14,7 @@ raised (monkeypatched), which must not lower it.
 Bugs it catches: 2γ^j ↔ γ^j, C(λ, j) ↔ C(λ, j − 1), (j − 1)ε(j) ↔ jε(j), max for the min of the second-order term,
 F60 summed as Σ Binom·e^{(λ−1)ε} instead of 1 + Σ Binom·(e^{(λ−1)ε} − 1) (k = 0 term), an F56 value off §12.3.
 """
+
 import logging
 import math
 from functools import lru_cache
@@ -62,16 +63,16 @@ def test_subsampled_shuffle_non_decreasing_in_each_eps_sg(monkeypatch, j):
     base = sh.subsampled_shuffle_rdp(sigma, n, m, lam)
     original = sh.shuffle_gaussian_rdp
     for c in (1e-3, 0.1, 1.0):
-        monkeypatch.setattr(sh, "shuffle_gaussian_rdp",
-                            lambda s, k, order, c=c: original(s, k, order) + (c if order == j else 0.0))
+        monkeypatch.setattr(
+            sh, "shuffle_gaussian_rdp", lambda s, k, order, c=c: original(s, k, order) + (c if order == j else 0.0)
+        )
         raised = sh.subsampled_shuffle_rdp(sigma, n, m, lam)
         assert raised >= base, (j, c, raised, base)
         assert raised > base or j == 2 and c > 0.5, (j, c)  # strict unless the min{·} of the j = 2 term switched
     monkeypatch.setattr(sh, "shuffle_gaussian_rdp", original)
 
 
-@given(st.sampled_from([0.8, 2.0, 5.0]), st.integers(2, 120), st.sampled_from([0.01, 0.1, 0.5, 0.9]),
-       st.integers(2, 8))
+@given(st.sampled_from([0.8, 2.0, 5.0]), st.integers(2, 120), st.sampled_from([0.01, 0.1, 0.5, 0.9]), st.integers(2, 8))
 @settings(max_examples=20)
 def test_checkin_shuffle_rdp_is_nonnegative(sigma, n, rate, lam):
     """F60 (eq. 17 plus the k = 0 term) ≥ 0 and finite."""
@@ -85,20 +86,28 @@ def test_checkin_shuffle_rdp_matches_eq_17(sigma, n, rate, lam):
     mpmath F59 above (γ = the check-in rate), for n small enough that no binomial term is cut."""
     with mp.workdps(30):
         g = mp.mpf(rate)
-        terms = [(1 - g) ** n] + [mp.binomial(n, k) * g**k * (1 - g) ** (n - k)
-                                  * mp.exp((lam - 1) * f59(sigma, n, k, lam, gamma=rate)) for k in range(1, n + 1)]
+        terms = [(1 - g) ** n] + [
+            mp.binomial(n, k) * g**k * (1 - g) ** (n - k) * mp.exp((lam - 1) * f59(sigma, n, k, lam, gamma=rate))
+            for k in range(1, n + 1)
+        ]
         ref = mp.log(mp.fsum(terms)) / (lam - 1)
     assert sh.checkin_shuffle_rdp(sigma, n, rate, lam) == pytest.approx(float(ref), rel=1e-11)
 
 
 #: formulas.md §12.3 (F39 = F56): rows σ = 1, 2; t = 1, 2, 10, 1000; columns α = 2, 3, 5, 10
 TABLE_12_3 = {
-    1: {1: (1, 1.5, 2.5, 5), 2: (0.620114507, 0.9772292964, 1.834372448, 4.30699043),
+    1: {
+        1: (1, 1.5, 2.5, 5),
+        2: (0.620114507, 0.9772292964, 1.834372448, 4.30699043),
         10: (0.1585650787, 0.2518374983, 0.5328320321, 2.698662641),
-        1000: (0.001716807271, 0.002577731953, 0.004304801125, 0.008654920281)},
-    2: {1: (0.25, 0.375, 0.625, 1.25), 2: (0.1327922393, 0.2001489126, 0.3377224794, 0.7181867798),
+        1000: (0.001716807271, 0.002577731953, 0.004304801125, 0.008654920281),
+    },
+    2: {
+        1: (0.25, 0.375, 0.625, 1.25),
+        2: (0.1327922393, 0.2001489126, 0.3377224794, 0.7181867798),
         10: (0.02800666789, 0.04210478987, 0.07052005818, 0.1432619485),
-        1000: (0.0002839850891, 0.0004259890687, 0.0007100199367, 0.001420231106)},
+        1000: (0.0002839850891, 0.0004259890687, 0.0007100199367, 0.001420231106),
+    },
 }
 ORDERS = (2, 3, 5, 10)
 

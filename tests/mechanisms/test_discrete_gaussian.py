@@ -6,6 +6,7 @@ and Poisson by enumerating that window (F2, F11, F22, F46), the Gaussian moments
 that serves it is held to them: its exact layer (the bracket of two finite pairs, in which the truncated tail is
 carried: lower merges the tails, upper sends them to ±inf loss), pld, rdp, and the command line.
 """
+
 import itertools
 import json
 import subprocess
@@ -24,7 +25,7 @@ def masses(sigma, width=None):
     """{x: (P(x), Q(x))} over the window |x| ≤ width, normalized by the window's own sum (the rest < 1e-300)."""
     s = mp.mpf(Fraction(sigma).numerator) / Fraction(sigma).denominator
     width = width or int(40 * float(s) + 40)
-    w = {x: mp.exp(-mp.mpf(x) ** 2 / (2 * s * s)) for x in range(-width - 1, width + 2)}
+    w = {x: mp.exp(-(mp.mpf(x) ** 2) / (2 * s * s)) for x in range(-width - 1, width + 2)}
     z = mp.fsum(w.values())
     return {x: (w[x - 1] / z, w[x] / z) for x in range(-width, width + 1)}
 
@@ -96,11 +97,14 @@ def test_exact_layer_brackets_two_step_schemes(scheme, direction):
             assert b.upper - b.lower <= mp.mpf(10) ** -25
 
 
-@pytest.mark.parametrize("config", [
-    Config(DiscreteGaussian("0.8"), steps=3),
-    Config(DiscreteGaussian("1.5"), scheme="poisson", steps=3, rate="0.2"),
-    Config(DiscreteGaussian("0.5"), steps=2, epochs=2),
-])
+@pytest.mark.parametrize(
+    "config",
+    [
+        Config(DiscreteGaussian("0.8"), steps=3),
+        Config(DiscreteGaussian("1.5"), scheme="poisson", steps=3, rate="0.2"),
+        Config(DiscreteGaussian("0.5"), steps=2, epochs=2),
+    ],
+)
 @pytest.mark.parametrize("query, value", [("epsilon", "1e-5"), ("delta", "0.75")])
 def test_pld_brackets_the_exact_layer(config, query, value):
     """The pld method (upper PLDs from the upper bracket pair, lower from the lower) against the exact layer's
@@ -116,6 +120,7 @@ def test_rdp_is_the_gaussians_at_integer_orders():
     """Allocation RDP from the moments: the discrete Gaussian's integer moments are the Gaussian's, so the exact
     values agree, and the float route's bracket holds them."""
     from verialloc import Gaussian
+
     config, same = Config(DiscreteGaussian(1), steps=10), Config(Gaussian(1), steps=10)
     exact = api.rdp(config, 6)
     assert exact.lower == api.rdp(same, 6).lower
@@ -126,20 +131,60 @@ def test_rdp_is_the_gaussians_at_integer_orders():
 def test_one_module_and_one_registration():
     """Registered by name; the command line and configuration files take it with its parameter."""
     assert MECHANISMS["discrete-gaussian"] is DiscreteGaussian
-    out = subprocess.run([sys.executable, "-m", "verialloc.cli", "epsilon", "--mechanism", "discrete-gaussian",
-                          "--sigma", "0.8", "--steps", "3", "--delta", "1e-5", "--method", "pld", "--json"],
-                         capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "verialloc.cli",
+            "epsilon",
+            "--mechanism",
+            "discrete-gaussian",
+            "--sigma",
+            "0.8",
+            "--steps",
+            "3",
+            "--delta",
+            "1e-5",
+            "--method",
+            "pld",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
     exact = api.epsilon(Config(DiscreteGaussian("0.8"), steps=3), "1e-5", digits=20)
     assert float(got["lower"]) <= exact.lower and exact.upper <= float(got["upper"])
 
 
-@pytest.mark.parametrize("argv, named", [
-    (["--sigma", "0"], "sigma"), (["--sigma", "20000"], "sigma"), (["--scale", "1"], "scale"),
-])
+@pytest.mark.parametrize(
+    "argv, named",
+    [
+        (["--sigma", "0"], "sigma"),
+        (["--sigma", "20000"], "sigma"),
+        (["--scale", "1"], "scale"),
+    ],
+)
 def test_bad_parameters_name_themselves(argv, named):
-    out = subprocess.run([sys.executable, "-m", "verialloc.cli", "epsilon", "--mechanism", "discrete-gaussian",
-                          *argv, "--steps", "3", "--delta", "1e-5"], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "verialloc.cli",
+            "epsilon",
+            "--mechanism",
+            "discrete-gaussian",
+            *argv,
+            "--steps",
+            "3",
+            "--delta",
+            "1e-5",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 2 and out.stdout == "" and len(out.stderr.splitlines()) == 1, out.stderr
     assert out.stderr.startswith(f"verialloc: error: {named}=")

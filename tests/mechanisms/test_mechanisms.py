@@ -1,4 +1,5 @@
 """Mechanisms (dominating pairs) against independent integrals and hand-derived closed forms (F2, F5, F13, F14)."""
+
 import json
 from fractions import Fraction
 
@@ -38,14 +39,24 @@ def test_gaussian_delta_matches_integral(sigma, eps, direction):
     """F13 (I4) equals the integral form of F2 in both directions."""
     with mp.workdps(30):
         g = Gaussian(sigma)
-        assert mp.almosteq(g.delta(eps, direction), hockey_stick_integral(g, eps, direction), rel_eps=mp.mpf(10) ** -20, abs_eps=mp.mpf(10) ** -25)
+        assert mp.almosteq(
+            g.delta(eps, direction),
+            hockey_stick_integral(g, eps, direction),
+            rel_eps=mp.mpf(10) ** -20,
+            abs_eps=mp.mpf(10) ** -25,
+        )
 
 
 @given(scales, epsilons, st.sampled_from(["remove", "add"]))
 def test_laplace_delta_matches_integral(scale, eps, direction):
     with mp.workdps(30):
         lap = Laplace(scale)
-        assert mp.almosteq(lap.delta(eps, direction), hockey_stick_integral(lap, eps, direction), rel_eps=mp.mpf(10) ** -18, abs_eps=mp.mpf(10) ** -22)
+        assert mp.almosteq(
+            lap.delta(eps, direction),
+            hockey_stick_integral(lap, eps, direction),
+            rel_eps=mp.mpf(10) ** -18,
+            abs_eps=mp.mpf(10) ** -22,
+        )
 
 
 @given(st.one_of(sigmas.map(Gaussian), scales.map(Laplace)), st.sampled_from([0, 0.5, 1, 2, 3.5, 6]))
@@ -57,8 +68,15 @@ def test_moments_match_integral(mech, p):
         assert mp.almosteq(mech.moment(p), ref, rel_eps=mp.mpf(10) ** -18)
 
 
-@pytest.mark.parametrize("mech", [Gaussian("0.7"), Laplace("1.3"), RandomizedResponse("0.9"),
-                                  DiscretePair(["1/2", "1/3", "1/6"], ["1/4", "1/4", "1/2"])])
+@pytest.mark.parametrize(
+    "mech",
+    [
+        Gaussian("0.7"),
+        Laplace("1.3"),
+        RandomizedResponse("0.9"),
+        DiscretePair(["1/2", "1/3", "1/6"], ["1/4", "1/4", "1/2"]),
+    ],
+)
 def test_symbolic_moments_equal_numeric(mech):
     with mp.workdps(40):
         sym = mech.moments_symbolic(6)
@@ -87,13 +105,17 @@ def test_randomized_response_hand_formula(eps0, eps):
         assert mp.almosteq(rr.delta(eps, "add"), ref)
 
 
-@given(st.one_of(sigmas.map(Gaussian), scales.map(Laplace), st.sampled_from(["0.3", "1.2"]).map(RandomizedResponse)),
-       st.sampled_from(["0.05", "0.6", "2"]))
+@given(
+    st.one_of(sigmas.map(Gaussian), scales.map(Laplace), st.sampled_from(["0.3", "1.2"]).map(RandomizedResponse)),
+    st.sampled_from(["0.05", "0.6", "2"]),
+)
 def test_profile_duality_i3(mech, eps):
     """I3: H_κ(P‖Q) = 1 − κ + κ H_{1/κ}(Q‖P)."""
     with mp.workdps(30):
         kappa = mp.exp(mp.mpf(eps))
-        assert mp.almosteq(mech.delta(eps, "remove"), 1 - kappa + kappa * mech.delta(-mp.mpf(eps), "add"), abs_eps=mp.mpf(10) ** -25)
+        assert mp.almosteq(
+            mech.delta(eps, "remove"), 1 - kappa + kappa * mech.delta(-mp.mpf(eps), "add"), abs_eps=mp.mpf(10) ** -25
+        )
 
 
 def test_discrete_pair_with_mass_outside_q():
@@ -121,17 +143,24 @@ def test_renormalized_pair_names_the_sum_it_was_given():
         DiscretePair(["0.33333333"] * 3, [0.5, 0.25, 0.25])  # 1e-8 off
 
 
-@pytest.mark.parametrize("p,q,name", [
-    ([0.5, 0.6], [0.5, 0.5], "p"), ([0.5, 0.5], [1.5, -0.5], "q[1]"), ([], [], "p"),
-    ([0.5, 0.5], [1.0], "q"), ([0.5, "nan"], [0.5, 0.5], "p[1]"), ([0.5, "abc"], [0.5, 0.5], "p[1]"),
-])
+@pytest.mark.parametrize(
+    "p,q,name",
+    [
+        ([0.5, 0.6], [0.5, 0.5], "p"),
+        ([0.5, 0.5], [1.5, -0.5], "q[1]"),
+        ([], [], "p"),
+        ([0.5, 0.5], [1.0], "q"),
+        ([0.5, "nan"], [0.5, 0.5], "p[1]"),
+        ([0.5, "abc"], [0.5, 0.5], "p[1]"),
+    ],
+)
 def test_discrete_pair_rejects_bad_vectors(p, q, name):
     with pytest.raises(InvalidParameter) as err:
         DiscretePair(p, q)
     assert err.value.name == name
 
 
-@pytest.mark.parametrize("content", ["{not json", '{"p": [1]}', '[1, 2]', '{"p": [0.5, 0.5], "q": [0.2, 0.2]}'])
+@pytest.mark.parametrize("content", ["{not json", '{"p": [1]}', "[1, 2]", '{"p": [0.5, 0.5], "q": [0.2, 0.2]}'])
 def test_pair_file_errors(tmp_path, content):
     f = tmp_path / "pair.json"
     f.write_text(content)
@@ -146,8 +175,18 @@ def test_pair_file_roundtrip(tmp_path):
     assert DiscretePair.from_parameter(*json_parameter("pair", str(f))).p == (Fraction(3, 4), Fraction(1, 4))
 
 
-@pytest.mark.parametrize("make,bad", [(Gaussian, 0), (Gaussian, -1), (Gaussian, float("nan")), (Gaussian, float("inf")),
-                                       (Laplace, "-2"), (RandomizedResponse, 0), (Gaussian, "x")])
+@pytest.mark.parametrize(
+    "make,bad",
+    [
+        (Gaussian, 0),
+        (Gaussian, -1),
+        (Gaussian, float("nan")),
+        (Gaussian, float("inf")),
+        (Laplace, "-2"),
+        (RandomizedResponse, 0),
+        (Gaussian, "x"),
+    ],
+)
 def test_mechanism_parameters_validated(make, bad):
     with pytest.raises(InvalidParameter, match="must be"):
         make(bad)
@@ -158,13 +197,17 @@ def test_direction_validated():
         Gaussian(1).delta(0, "sideways")
 
 
-@pytest.mark.parametrize("value,expected", [("1e-5", Fraction(1, 100000)), (0.8, Fraction(4, 5)), (-3, Fraction(-3)),
-                                            ("2/7", Fraction(2, 7))])
+@pytest.mark.parametrize(
+    "value,expected",
+    [("1e-5", Fraction(1, 100000)), (0.8, Fraction(4, 5)), (-3, Fraction(-3)), ("2/7", Fraction(2, 7))],
+)
 def test_numbers_read_exactly(value, expected):
     from verialloc.validation import to_fraction
+
     assert to_fraction("x", value) == expected
 
 
 def test_mpf_sign_kept():
     from verialloc.validation import to_fraction
+
     assert to_fraction("x", -mp.mpf(0.5)) == Fraction(-1, 2)

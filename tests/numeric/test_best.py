@@ -3,6 +3,7 @@
 References are the exact layer (randomized response, exact enumeration): whether best stops early or not, its
 bracket contains the exact δ; stopping early is checked on what it reports (`details[d].details["skipped"]`).
 """
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -33,8 +34,10 @@ def exact():
 
 
 def _not_run(bracket) -> dict:
-    return {d: sorted(m for m, why in bracket.details[d].details["skipped"].items() if why.startswith("not run"))
-            for d in ("remove", "add")}
+    return {
+        d: sorted(m for m, why in bracket.details[d].details["skipped"].items() if why.startswith("not run"))
+        for d in ("remove", "add")
+    }
 
 
 def test_stops_after_pld_when_the_bracket_is_within_the_default_gap(exact):

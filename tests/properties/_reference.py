@@ -15,6 +15,7 @@ Claims (floats, mpf or Fractions) are converted to rationals exactly (`frac`), s
 end must be ≥ the reference's lower end, a lower end ≤ its upper end, with no slack. Only the exact method's
 answers, "correct to `digits` significant digits", get that stated relative budget (`DIGITS_RTOL`).
 """
+
 from __future__ import annotations
 
 import math
@@ -167,9 +168,11 @@ def epsilon_values(lo: int = -2, hi: int = 4):
     from hypothesis import strategies as st
     from verialloc.testing.strategies import epsilons
 
-    return st.one_of(epsilons(Fraction(lo), Fraction(hi)),
-                     st.floats(lo, hi, allow_nan=False).map(Fraction),
-                     st.sampled_from([Fraction(0), Fraction(-4), Fraction(5), Fraction(7, 8)]))
+    return st.one_of(
+        epsilons(Fraction(lo), Fraction(hi)),
+        st.floats(lo, hi, allow_nan=False).map(Fraction),
+        st.sampled_from([Fraction(0), Fraction(-4), Fraction(5), Fraction(7, 8)]),
+    )
 
 
 def delta_values():
@@ -177,8 +180,11 @@ def delta_values():
     from hypothesis import strategies as st
     from verialloc.testing.strategies import deltas
 
-    return st.one_of(deltas(1, 8), st.floats(1e-12, 0.99).map(Fraction),
-                     st.sampled_from([Fraction(1, 2), Fraction(7, 8), Fraction(1, 10**12), Fraction(99, 100)]))
+    return st.one_of(
+        deltas(1, 8),
+        st.floats(1e-12, 0.99).map(Fraction),
+        st.sampled_from([Fraction(1, 2), Fraction(7, 8), Fraction(1, 10**12), Fraction(99, 100)]),
+    )
 
 
 #: methods not asked per hypothesis example in the API-heavy property tests: "best" is [max lower, min upper] of
@@ -193,9 +199,11 @@ BEST_ALL = {"target_gap": 0}
 def asker(fn, config, value, direction: str, digits: int = 30):
     """ask(method, **options) for conftest's `certified`: fn = api.delta or api.epsilon; rdp gets RDP_FIXED, best
     BEST_ALL."""
+
     def ask(method, **options):
         extra = RDP_FIXED if method == "rdp" else BEST_ALL if method == "best" else {}
         return fn(config, value, direction=direction, method=method, digits=digits, **options, **extra)
+
     return ask
 
 

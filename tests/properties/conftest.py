@@ -1,4 +1,5 @@
 """Shared fixture: ask every certified method in api.METHODS, each within a time limit (a hang fails loudly)."""
+
 import signal
 
 import pytest
@@ -51,10 +52,12 @@ def _ask(ask, method: str, what: str, limit: int = LIMIT):
 def certified():
     """certified(ask, exclude=(), what="") → {method: Bracket} over api.METHODS; ask(method, **options) runs one
     query, `what` describes it in a timeout failure."""
+
     def collect(ask, exclude=(), what=""):
         out = {}
         for method in api.METHODS:
             if method not in exclude and (bracket := _ask(ask, method, what)) is not None:
                 out[method] = bracket
         return out
+
     return collect

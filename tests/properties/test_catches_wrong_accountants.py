@@ -4,6 +4,7 @@
   δ as an upper bound (the E15 mistake: Alg. 4's printed rounding direction);
 * `remove_for_add`: answers the add direction with the remove-direction value (the E1 mistake, [000] Thm 4.1).
 """
+
 import math
 from fractions import Fraction
 
@@ -39,8 +40,15 @@ def test_rounding_the_pld_down_is_caught_E15():
     with pytest.raises(AssertionError) as caught:
         assert_sound_upper(rounded_down_upper, config, epsilon=Fraction(1, 2))
     message = str(caught.value)
-    for text in ("unsound upper bound", "rounded_down_upper", "delta(epsilon=1/2)", "direction=remove",
-                 "randomized-response(eps0=1) scheme=poisson, steps=3", "method 'exact'", "below it by"):
+    for text in (
+        "unsound upper bound",
+        "rounded_down_upper",
+        "delta(epsilon=1/2)",
+        "direction=remove",
+        "randomized-response(eps0=1) scheme=poisson, steps=3",
+        "method 'exact'",
+        "below it by",
+    ):
         assert text in message, text
     # the same accountant with a grid containing the losses (±1) rounds nothing: it passes
     assert_sound_upper(rounded_down_upper, config, epsilon=Fraction(1, 2), grid=0.5)
@@ -52,8 +60,13 @@ def test_remove_bound_used_for_add_is_caught_E1():
     with pytest.raises(AssertionError) as caught:
         assert_sound_upper(remove_for_add, config, epsilon=2, direction="add")
     message = str(caught.value)
-    for text in ("unsound upper bound", "remove_for_add", "direction=add", "discrete(p=[3/5, 2/5, 0]",
-                 "delta ∈ [0.25, 0.25]"):
+    for text in (
+        "unsound upper bound",
+        "remove_for_add",
+        "direction=add",
+        "discrete(p=[3/5, 2/5, 0]",
+        "delta ∈ [0.25, 0.25]",
+    ):
         assert text in message, text
 
 
@@ -76,8 +89,15 @@ def test_nan_and_non_numbers_are_caught():
 def test_beyond_the_exact_layer_the_pld_bracket_is_the_reference():
     """Gaussian allocation at t = 20 is outside the exact layer: the certified pld bracket decides."""
     config = Config(Gaussian(1), steps=20)
-    pld = lambda c, epsilon, direction: float(api.delta(c, epsilon, direction=direction, method="pld",  # noqa: E731
-                                                        settings=FAST).upper)
+    pld = lambda c, epsilon, direction: float(
+        api.delta(
+            c,
+            epsilon,
+            direction=direction,
+            method="pld",  # noqa: E731
+            settings=FAST,
+        ).upper
+    )
     ref = assert_sound_upper(pld, config, epsilon=Fraction(1, 2), pld_settings=FAST)
     assert ref.method == "pld"
     halved = lambda c, epsilon, direction: pld(c, epsilon, direction) / 2  # noqa: E731

@@ -16,6 +16,7 @@ response with ε0 = 1e-9: D_2 − 1 ≈ 1e-18); (4) Gaussian loss-law tails unde
 Mutations checked to be killed (#16): log_moments' Gaussian ln D_j off by a relative 1e-12, its finite-pair losses
 off by 1e-13, and its Gaussian value moved by 8u beyond the err_log it reports (log-moments and overflow tests).
 """
+
 import math
 from fractions import Fraction
 
@@ -33,8 +34,14 @@ from verialloc.mechanisms.gaussian import GaussianLoss
 from verialloc.numeric.pld.pld import PLD
 from verialloc.numeric.pld.subsample import subsample_add, subsample_remove
 from verialloc.testing import brute_force as bf
-from verialloc.testing.strategies import (discrete_pairs, gaussians, laplaces, probability_pairs, randomized_responses,
-                                          rates)
+from verialloc.testing.strategies import (
+    discrete_pairs,
+    gaussians,
+    laplaces,
+    probability_pairs,
+    randomized_responses,
+    rates,
+)
 
 U = 2.0**-53
 
@@ -86,8 +93,11 @@ def test_epsilon_float_matches_mpmath(mech, t, target):
                 assert abs(got - float(exact)) <= 1e-12 * max(1.0, abs(float(exact)))
 
 
-@given(probability_pairs(3, 4).filter(lambda pq: any(x and y for x, y in zip(*pq))), rates(),
-       st.integers(0, 24).map(lambda n: Fraction(n, 8)))
+@given(
+    probability_pairs(3, 4).filter(lambda pq: any(x and y for x, y in zip(*pq))),
+    rates(),
+    st.integers(0, 24).map(lambda n: Fraction(n, 8)),
+)
 def test_subsampling_float_matches_rationals(pq, lam, kappa):
     """F47 (E16): numeric subsample_remove / subsample_add (float64) vs the exact rational law of (P_λ, Q) and
     (Q, P_λ) by enumeration, compared through H_κ: |float − exact| ≤ 16n·u."""
@@ -95,8 +105,10 @@ def test_subsampling_float_matches_rationals(pq, lam, kappa):
     mixed = [lam * x + (1 - lam) * y for x, y in zip(p, q)]
     base = {d: float_pld(_pair(p, q), d) for d in ("remove", "add")}
     eps = math.log(kappa) if kappa else -745.0
-    for d, out in (("remove", subsample_remove(base["remove"], float(lam))),
-                   ("add", subsample_add(base["add"], float(lam)))):
+    for d, out in (
+        ("remove", subsample_remove(base["remove"], float(lam))),
+        ("add", subsample_add(base["add"], float(lam))),
+    ):
         a, b = bf.single(mixed, q)
         exact = bf.hockey_stick(a, b, kappa) if d == "remove" else bf.hockey_stick(b, a, kappa)
         assert abs(out.delta(eps) - float(exact)) <= 16 * (out.masses.size + 2) * U
@@ -129,9 +141,13 @@ def exact_log_moment(mech, j: int):
     return log_d, log_excess
 
 
-MOMENT_MECHANISMS = st.one_of(randomized_responses(), st.floats(1e-3, 4).map(lambda e: RandomizedResponse(Fraction(e))),
-                              gaussians(Fraction(1, 4)), laplaces(), discrete_pairs(3).filter(
-                                  lambda m: m.absolutely_continuous))
+MOMENT_MECHANISMS = st.one_of(
+    randomized_responses(),
+    st.floats(1e-3, 4).map(lambda e: RandomizedResponse(Fraction(e))),
+    gaussians(Fraction(1, 4)),
+    laplaces(),
+    discrete_pairs(3).filter(lambda m: m.absolutely_continuous),
+)
 
 
 @given(MOMENT_MECHANISMS, st.integers(2, 400), st.integers(0, 2**32))

@@ -16,6 +16,7 @@ Methods are taken from api.METHODS at run time, so new methods are checked witho
 that raises UnsupportedRequest for a query is skipped for it, and brackets whose error_kind is not a certified
 one (e.g. a Monte-Carlo estimate) are left out of the hard inequalities.
 """
+
 import math
 from fractions import Fraction
 
@@ -41,7 +42,9 @@ def claim(value):
 def check_against_exact(query: Query, certified) -> None:
     exact = query.ask(api, "exact", digits=20)
     given_ = {"epsilon" if query.quantity == "delta" else "delta": query.value}
-    for method, bracket in certified(lambda m, **o: query.ask(api, m, **o), exclude=("exact",), what=repr(query)).items():
+    for method, bracket in certified(
+        lambda m, **o: query.ask(api, m, **o), exclude=("exact",), what=repr(query)
+    ).items():
         common = dict(direction=query.direction, method=exact, rtol=SLACK, **given_)
         assert_sound_upper(claim(bracket.upper), query.config, **common)
         assert_sound_lower(claim(bracket.lower), query.config, **common)
@@ -60,7 +63,9 @@ CONTINUOUS = [
     Query(Config(Gaussian(1), steps=2, k=2, epochs=2), "delta", Fraction(2), "remove"),
     Query(Config(Gaussian(2), "poisson", steps=2, rate=Fraction(1, 2)), "delta", Fraction(1, 4), "both"),
     Query(Config(Laplace(1), steps=2), "delta", Fraction(1, 2), "both"),
-    Query(Config(Laplace(Fraction(1, 2)), "poisson", steps=1, rate=Fraction(1, 3)), "epsilon", Fraction(1, 100), "both"),
+    Query(
+        Config(Laplace(Fraction(1, 2)), "poisson", steps=1, rate=Fraction(1, 3)), "epsilon", Fraction(1, 100), "both"
+    ),
     Query(Config(Gaussian(1), steps=1), "epsilon", Fraction(1, 1000), "add"),
 ]
 
@@ -70,8 +75,11 @@ SLOW_CONTINUOUS = [Query(Config(Gaussian(1), steps=2), "delta", Fraction(1), "re
 CONTINUOUS += [pytest.param(q, marks=pytest.mark.slow) for q in SLOW_CONTINUOUS]
 
 
-@pytest.mark.parametrize("query", CONTINUOUS, ids=lambda q: f"{q.config.mechanism!r}-{q.config.scheme}-t{q.config.steps}"
-                         f"-{q.quantity}-{q.direction}")
+@pytest.mark.parametrize(
+    "query",
+    CONTINUOUS,
+    ids=lambda q: f"{q.config.mechanism!r}-{q.config.scheme}-t{q.config.steps}-{q.quantity}-{q.direction}",
+)
 def test_every_method_brackets_the_exact_value_on_continuous_mechanisms_I11(certified, query):
     """I11 for Gaussian (F13, quadrature of F25 at t = 2, F12 for one Poisson step) and Laplace."""
     check_against_exact(query, certified)
@@ -99,14 +107,22 @@ def count_pair(p, q, config: Config) -> tuple[dict, dict]:
     if config.scheme == "poisson":
         steps, lam = config.steps * config.epochs, config.rate
         m = [lam * x + (1 - lam) * y for x, y in zip(p, q)]
-        return ({n: math.comb(steps, n) * m[0] ** n * m[1] ** (steps - n) for n in range(steps + 1)},
-                {n: math.comb(steps, n) * q[0] ** n * q[1] ** (steps - n) for n in range(steps + 1)})
+        return (
+            {n: math.comb(steps, n) * m[0] ** n * m[1] ** (steps - n) for n in range(steps + 1)},
+            {n: math.comb(steps, n) * q[0] ** n * q[1] ** (steps - n) for n in range(steps + 1)},
+        )
     assert config.epochs == 1
     t, k = config.steps, config.k
     r = [x / y for x, y in zip(p, q)]
     b = {n: math.comb(t, n) * q[0] ** n * q[1] ** (t - n) for n in range(t + 1)}
-    a = {n: b[n] * sum(Fraction(math.comb(n, j) * math.comb(t - n, k - j), math.comb(t, k)) * r[0] ** j * r[1] ** (k - j)
-                       for j in range(max(0, k - (t - n)), min(k, n) + 1)) for n in range(t + 1)}
+    a = {
+        n: b[n]
+        * sum(
+            Fraction(math.comb(n, j) * math.comb(t - n, k - j), math.comb(t, k)) * r[0] ** j * r[1] ** (k - j)
+            for j in range(max(0, k - (t - n)), min(k, n) + 1)
+        )
+        for n in range(t + 1)
+    }
     return a, b
 
 
@@ -146,8 +162,13 @@ BEYOND_EXACT = [
 ] + [pytest.param(q, marks=pytest.mark.slow) for q in SLOW_BEYOND]
 
 
-@pytest.mark.parametrize("query", BEYOND_EXACT, ids=lambda q: f"{q.config.mechanism!r}-{q.config.scheme}-t{q.config.steps}"
-                         f"-k{q.config.k}-{q.quantity}-{q.direction}")
+@pytest.mark.parametrize(
+    "query",
+    BEYOND_EXACT,
+    ids=lambda q: (
+        f"{q.config.mechanism!r}-{q.config.scheme}-t{q.config.steps}-k{q.config.k}-{q.quantity}-{q.direction}"
+    ),
+)
 def test_beyond_the_exact_layer_every_method_brackets_an_exact_count_reference_I11(certified, query):
     """I11 where verialloc's exact layer is slow or stops, against exact rational references computed here
     (`count_pair`): for a two-output rational pair the reference is the query's own value (lower ≤ exact ≤ upper
@@ -176,7 +197,9 @@ def test_beyond_the_exact_layer_every_method_brackets_an_exact_count_reference_I
         for name_j, bj in brackets.items():
             if name_i != name_j:
                 slack = 0 if bj.error_kind != "exact" else abs(frac(bj.lower)) / 10**29
-                assert frac(bi.upper) >= frac(bj.lower) - slack, f"{name_i} upper {bi.upper} < {name_j} lower {bj.lower}"
+                assert frac(bi.upper) >= frac(bj.lower) - slack, (
+                    f"{name_i} upper {bi.upper} < {name_j} lower {bj.lower}"
+                )
 
 
 @given(configs(finite_mechanisms(), schemes=("allocation",)).filter(lambda c: c.k == 1))

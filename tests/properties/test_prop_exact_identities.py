@@ -28,6 +28,7 @@ Mutations checked to be killed (#16): allocation_pair's (t−k)! → (t−k−1)
 answering "add" from its remove PLDs (F25, F47, I3); the pld Poisson rate × 0.95 (F47); poisson_pair composing
 t − 1 steps (F31); PLD.dual without the reversal of its masses (F7).
 """
+
 import itertools
 import math
 from collections import Counter
@@ -36,8 +37,16 @@ from fractions import Fraction
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from _reference import (SKIP_COMBINED, asker, assert_delta_bracket, epsilon_values, exp_bounds, exp_hockey, finite_loss,
-                        frac)
+from _reference import (
+    SKIP_COMBINED,
+    asker,
+    assert_delta_bracket,
+    epsilon_values,
+    exp_bounds,
+    exp_hockey,
+    finite_loss,
+    frac,
+)
 from verialloc import Config, DiscretePair, api
 from verialloc.exact.discrete_profiles import allocation_pair, poisson_pair
 from verialloc.numeric.pld.discretize import atomic_pld
@@ -128,7 +137,9 @@ def test_every_method_brackets_the_expectation_formula_F25_I25(certified, pq, t,
     (r_hi, a_hi), (r_lo, a_lo) = f25(p, q, t, k_lo), f25(p, q, t, k_hi)  # non-increasing in κ
     config = Config(DiscretePair(p, q), steps=t)
     for d, ref in (("remove", (r_lo, r_hi)), ("add", (a_lo, a_hi))):
-        brackets = certified(asker(api.delta, config, eps, d, DIGITS), exclude=SKIP_COMBINED, what=f"{config} {d} {eps}")
+        brackets = certified(
+            asker(api.delta, config, eps, d, DIGITS), exclude=SKIP_COMBINED, what=f"{config} {d} {eps}"
+        )
         assert "exact" in brackets and "pld" in brackets
         for bracket in brackets.values():
             assert_delta_bracket(bracket, ref, f"F25 {d} t={t} eps={eps} {pq}", digits=DIGITS)
@@ -165,7 +176,9 @@ def test_poisson_pair_and_every_method_follow_phi_F47_I17(certified, pq, lam, ep
     config = Config(mech, "poisson", steps=1, rate=lam)
     for d, law in (("remove", remove), ("add", add)):
         ref = exp_hockey(law, eps)
-        brackets = certified(asker(api.delta, config, eps, d, DIGITS), exclude=SKIP_COMBINED, what=f"{config} {d} {eps}")
+        brackets = certified(
+            asker(api.delta, config, eps, d, DIGITS), exclude=SKIP_COMBINED, what=f"{config} {d} {eps}"
+        )
         assert "exact" in brackets and "pld" in brackets
         for bracket in brackets.values():
             assert_delta_bracket(bracket, ref, f"F47 {d} lambda={lam} eps={eps} {pq}", digits=DIGITS)

@@ -29,12 +29,13 @@ all three beyond-exact configurations through δ(ε) ↔ ε(δ)); allocation_pai
 Poisson rate × 0.95 (I6, beyond-exact randomized response); the pld allocation composing k instead of k·E
 copies (epochs).
 """
+
 from fractions import Fraction
 
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from _reference import (SKIP_COMBINED, asker, delta_ends, epsilon_values, exp_bounds, finite_loss, frac)
+from _reference import SKIP_COMBINED, asker, delta_ends, epsilon_values, exp_bounds, finite_loss, frac
 from verialloc import Config, DiscretePair, Gaussian, Laplace, RandomizedResponse, api
 from verialloc.exact.discrete_profiles import allocation_pair
 from verialloc.testing import brute_force as bf
@@ -52,7 +53,7 @@ def assert_order(low: dict, high: dict, what: str) -> None:
     """True value at `low` ≤ true value at `high` ⇒ every lower end of `low` ≤ every upper end of `high`."""
     for m1, b1 in low.items():
         for m2, b2 in high.items():
-            assert ends(b1)[0] <= ends(b2)[1], (f"{what}: {m1} lower {b1.lower} > {m2} upper {b2.upper}")
+            assert ends(b1)[0] <= ends(b2)[1], f"{what}: {m1} lower {b1.lower} > {m2} upper {b2.upper}"
 
 
 def assert_profile_shape(table: dict, what: str) -> None:
@@ -64,11 +65,11 @@ def assert_profile_shape(table: dict, what: str) -> None:
             lo, hi = ends(b)
             assert hi >= 1 - kappas[e][1] and lo <= 1, f"{what}: {m} at eps={e} outside [1 - e^eps, 1]: {b}"
     for i, e1 in enumerate(grid):
-        for e2 in grid[i + 1:]:
+        for e2 in grid[i + 1 :]:
             assert_order(table[e2], table[e1], f"{what}: non-increasing, eps {e1} < {e2}")
     for i, e1 in enumerate(grid):
         for j in range(i + 1, len(grid)):
-            for e3 in grid[j + 1:]:
+            for e3 in grid[j + 1 :]:
                 e2 = grid[j]
                 (k1l, k1h), (k2l, k2h), (k3l, k3h) = kappas[e1], kappas[e2], kappas[e3]
                 # enclosure of w = (κ2 − κ1)/(κ3 − κ1) ∈ (0, 1): numerator low over denominator high and back; the
@@ -81,17 +82,23 @@ def assert_profile_shape(table: dict, what: str) -> None:
                         for m3, b3 in table[e3].items():
                             u1, u3 = ends(b1)[1], ends(b3)[1]
                             chord = u1 + (u3 - u1) * (w_max if u3 >= u1 else w_min)
-                            assert ends(b2)[0] <= chord, (f"{what}: not convex in e^eps: {m2} lower {b2.lower} at {e2} "
-                                                          f"> chord of {m1} upper at {e1}, {m3} upper at {e3}")
+                            assert ends(b2)[0] <= chord, (
+                                f"{what}: not convex in e^eps: {m2} lower {b2.lower} at {e2} "
+                                f"> chord of {m1} upper at {e1}, {m3} upper at {e3}"
+                            )
 
 
 def brackets(certified, config, eps, direction) -> dict:
-    return certified(asker(api.delta, config, eps, direction, DIGITS), exclude=SKIP_COMBINED,
-                     what=f"{config} {direction} eps={eps}")
+    return certified(
+        asker(api.delta, config, eps, direction, DIGITS), exclude=SKIP_COMBINED, what=f"{config} {direction} eps={eps}"
+    )
 
 
-@given(configs(finite_mechanisms(max_atoms=3), max_steps=3), st.lists(epsilon_values(), min_size=3, max_size=3,
-                                                                       unique=True), directions(both=False))
+@given(
+    configs(finite_mechanisms(max_atoms=3), max_steps=3),
+    st.lists(epsilon_values(), min_size=3, max_size=3, unique=True),
+    directions(both=False),
+)
 @settings(max_examples=8)
 @example(Config(DiscretePair([1], [1])), [Fraction(0), Fraction(6.284333095204826e-173), Fraction(-4)], "remove")
 def test_brackets_across_epsilons_are_monotone_and_convex_I1(certified, config, eps3, direction):
@@ -101,8 +108,12 @@ def test_brackets_across_epsilons_are_monotone_and_convex_I1(certified, config, 
     assert_profile_shape(table, f"{config} {direction}")
 
 
-@given(st.one_of(served_pairs.map(lambda pq: DiscretePair(*pq)), finite_mechanisms(3)), st.integers(2, 3),
-       epsilon_values(), directions(both=False))
+@given(
+    st.one_of(served_pairs.map(lambda pq: DiscretePair(*pq)), finite_mechanisms(3)),
+    st.integers(2, 3),
+    epsilon_values(),
+    directions(both=False),
+)
 @settings(max_examples=6)
 def test_allocation_brackets_non_decreasing_in_k_I7(certified, mech, t, eps, direction):
     """I7 (F30, [004] Lemma D.1): lower(A_{t,k}) ≤ upper(A_{t,k'}) for k < k' and every pair of methods; and, for
@@ -127,13 +138,20 @@ def test_poisson_brackets_non_decreasing_in_rate_steps_and_epochs_I6(certified, 
     """I6 (F29, F46, F8): the Poisson profile is non-decreasing in λ, in t and in the epochs, both directions."""
     lo, hi = sorted((l1, l2))
     base = brackets(certified, Config(mech, "poisson", steps=t, rate=lo), eps, direction)
-    for bigger in (Config(mech, "poisson", steps=t, rate=hi), Config(mech, "poisson", steps=t + 1, rate=lo),
-                   Config(mech, "poisson", steps=t, rate=lo, epochs=2)):
+    for bigger in (
+        Config(mech, "poisson", steps=t, rate=hi),
+        Config(mech, "poisson", steps=t + 1, rate=lo),
+        Config(mech, "poisson", steps=t, rate=lo, epochs=2),
+    ):
         assert_order(base, brackets(certified, bigger, eps, direction), f"{bigger} vs rate {lo}, t={t} {direction}")
 
 
-@given(finite_mechanisms(3), st.integers(1, 3).flatmap(lambda t: st.tuples(st.just(t), st.integers(1, t))),
-       epsilon_values(), directions(both=False))
+@given(
+    finite_mechanisms(3),
+    st.integers(1, 3).flatmap(lambda t: st.tuples(st.just(t), st.integers(1, t))),
+    epsilon_values(),
+    directions(both=False),
+)
 @settings(max_examples=8)
 def test_allocation_brackets_non_decreasing_in_epochs(certified, mech, tk, eps, direction):
     """F8/F21 marginalization: composing a second epoch never lowers δ: lower(E = 1) ≤ upper(E = 2), any k."""
@@ -157,10 +175,16 @@ def test_gaussian_profiles_non_increasing_in_sigma_I5(g1, g2, t, eps):
 SLOW = pytest.mark.slow  # the analytic method takes tens of seconds on Gaussian allocation at t ≥ 10
 CHAINS = [  # (favourable, unfavourable) configurations: exact profile of the first ≤ that of the second
     pytest.param("sigma I5", Config(Gaussian(Fraction(6, 5)), steps=20), Config(Gaussian(1), steps=20), marks=SLOW),
-    ("rate I6", Config(Gaussian(1), "poisson", steps=30, rate=Fraction(1, 30)),
-     Config(Gaussian(1), "poisson", steps=30, rate=Fraction(1, 15))),
-    ("steps I6", Config(RandomizedResponse(1), "poisson", steps=20, rate=Fraction(1, 10)),
-     Config(RandomizedResponse(1), "poisson", steps=40, rate=Fraction(1, 10))),
+    (
+        "rate I6",
+        Config(Gaussian(1), "poisson", steps=30, rate=Fraction(1, 30)),
+        Config(Gaussian(1), "poisson", steps=30, rate=Fraction(1, 15)),
+    ),
+    (
+        "steps I6",
+        Config(RandomizedResponse(1), "poisson", steps=20, rate=Fraction(1, 10)),
+        Config(RandomizedResponse(1), "poisson", steps=40, rate=Fraction(1, 10)),
+    ),
     pytest.param("epochs", Config(Gaussian(2), steps=10), Config(Gaussian(2), steps=10, epochs=2), marks=SLOW),
     pytest.param("k I7", Config(Gaussian(2), steps=12, k=1), Config(Gaussian(2), steps=12, k=3), marks=SLOW),
 ]
@@ -204,7 +228,11 @@ def test_brackets_beyond_the_exact_layer_are_monotone_convex_and_invert_consiste
             up, low = frac(eps.upper), frac(eps.lower)
             if up not in (float("inf"), float("-inf")):
                 for m, b in brackets(certified, config, up, d).items():
-                    assert ends(b)[0] <= target, f"{config} {d}: {m} lower delta at pld's upper eps({target}) > {target}"
+                    assert ends(b)[0] <= target, (
+                        f"{config} {d}: {m} lower delta at pld's upper eps({target}) > {target}"
+                    )
             if low not in (float("inf"), float("-inf")):
                 for m, b in brackets(certified, config, low, d).items():
-                    assert ends(b)[1] >= target, f"{config} {d}: {m} upper delta at pld's lower eps({target}) < {target}"
+                    assert ends(b)[1] >= target, (
+                        f"{config} {d}: {m} upper delta at pld's lower eps({target}) < {target}"
+                    )

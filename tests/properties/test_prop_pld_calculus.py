@@ -42,6 +42,7 @@ subtracting its error bound (F48); truncate not booking the cut top tail (B1); P
 grid step further than reported (F50); best taking the largest upper (B3); subsample_add sending +inf to
 ln(1 − λ) (F47).
 """
+
 import math
 from fractions import Fraction
 
@@ -58,8 +59,15 @@ from verialloc.numeric.pld.pld import PLD
 from verialloc.numeric.pld.subsample import subsample_add, subsample_remove
 from verialloc.testing import brute_force as bf
 from verialloc.testing.assertions import assert_same_pld, assert_stochastically_dominated
-from verialloc.testing.strategies import (configs, discrete_pairs, pld_realizations, probability_pairs, queries,
-                                          randomized_responses, rates)
+from verialloc.testing.strategies import (
+    configs,
+    discrete_pairs,
+    pld_realizations,
+    probability_pairs,
+    queries,
+    randomized_responses,
+    rates,
+)
 
 INF = math.inf
 U = Fraction(1, 2**53)
@@ -83,8 +91,11 @@ def dyadic_realizations(draw, max_atoms: int = 5, span: int = 3, with_inf: bool 
     shift = 0
     while tilt_hi * exp_bounds(Fraction(-shift, 8))[1] > 1:
         shift += 1
-    return PLD(np.array([(k + shift) / 8 for k in ks], dtype=float), np.array([float(m) for m in masses[:len(ks)]]),
-               inf_mass=float(masses[-1]) if inf else 0.0)
+    return PLD(
+        np.array([(k + shift) / 8 for k in ks], dtype=float),
+        np.array([float(m) for m in masses[: len(ks)]]),
+        inf_mass=float(masses[-1]) if inf else 0.0,
+    )
 
 
 def law(pld: PLD) -> dict:
@@ -156,8 +167,9 @@ def test_regrid_and_truncate_dominate_and_keep_realizations_F7_claim_B1(v, step,
     assert_stochastically_dominated(law(up), law(cut))
     assert_stochastically_dominated(law(cut), law(up), slack=frac(tail))  # each end holds at most `tail` mass
     # the top tail cut off, summed exactly; truncate rounds its sums up (exact sums stay exact)
-    cut_off = sum((frac(m) for m in up.masses[cut.masses.size + np.searchsorted(up.losses, cut.losses[0]):]),
-                  Fraction(0))
+    cut_off = sum(
+        (frac(m) for m in up.masses[cut.masses.size + np.searchsorted(up.losses, cut.losses[0]) :]), Fraction(0)
+    )
     ulps = 4 * U * (1 + sum(law(up).values()))
     for booked in (frac(cut.truncated) - frac(up.truncated), frac(cut.inf_mass) - frac(up.inf_mass)):
         assert cut_off <= booked <= cut_off + ulps and booked <= frac(tail) + ulps
@@ -193,10 +205,14 @@ def convolution_budget(a: PLD, b: PLD, step: float) -> Fraction:
 
 @example(  # seed-runs 236: the upper regrids carry 3u of mass above 1 each, which the budget did not count …
     PLD(np.array([0.0, 0.125, 0.25]), np.array([0.25, 0.25, 0.5]), bound="exact"),
-    PLD(np.array([0.0, 0.125, 0.25]), np.array([0.25, 0.25, 0.5]), bound="exact"), 0.25)
+    PLD(np.array([0.0, 0.125, 0.25]), np.array([0.25, 0.25, 0.5]), bound="exact"),
+    0.25,
+)
 @example(  # … and the lower ones lack as much
     PLD(np.array([0.0, 0.125]), np.array([0.5, 0.5]), bound="exact"),
-    PLD(np.array([0.0, 0.125, 0.25]), np.array([0.25, 0.25, 0.5]), bound="exact"), 1.0)
+    PLD(np.array([0.0, 0.125, 0.25]), np.array([0.25, 0.25, 0.5]), bound="exact"),
+    1.0,
+)
 @given(dyadic_realizations(4), dyadic_realizations(4), STEPS)
 @settings(max_examples=20)
 def test_composition_brackets_the_exact_sum_and_shifts_add_F48_I16_I19(v1, v2, step):
@@ -235,7 +251,9 @@ BETA = 1e-9
 GEOMETRIC_EPS = [-1.0, -0.25, 0.0, 0.125, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0]
 
 
-@given(served, st.integers(1, 4), st.sampled_from([0.05, 0.2]) | st.floats(0.02, 0.6), st.sampled_from(["remove", "add"]))
+@given(
+    served, st.integers(1, 4), st.sampled_from([0.05, 0.2]) | st.floats(0.02, 0.6), st.sampled_from(["remove", "add"])
+)
 @settings(max_examples=15)
 def test_geometric_allocation_brackets_the_exact_allocation_law_F52_I24(pq, t, alpha, direction):
     """F52, I24 on `allocation_pld_geometric`: lower ≤ H_{e^ε}(exact allocation law) ≤ upper (brute force), pairs
@@ -247,8 +265,12 @@ def test_geometric_allocation_brackets_the_exact_allocation_law_F52_I24(pq, t, a
         assert frac(low.delta_bound(eps)) <= h_hi, (eps, "lower")
 
 
-@given(full_support, st.integers(2, 4), st.sampled_from([0.25, 0.5]) | st.floats(0.1, 0.8),
-       st.sampled_from(["remove", "add"]))
+@given(
+    full_support,
+    st.integers(2, 4),
+    st.sampled_from([0.25, 0.5]) | st.floats(0.1, 0.8),
+    st.sampled_from(["remove", "add"]),
+)
 @settings(max_examples=20)
 def test_geometric_allocation_is_tight_with_the_unaccumulated_shift_F50_I12(pq, t, alpha, direction):
     """F50 ([003] Lemma 4.5), I12 on `allocation_pld_geometric`, pairs without zero masses (the tightness domain of

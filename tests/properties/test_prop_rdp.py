@@ -11,6 +11,7 @@
 
 Mutation checked to be killed (#16): the rdp method scaling the allocation curve by k instead of k·E (I16).
 """
+
 import math
 from fractions import Fraction
 
@@ -29,7 +30,8 @@ from verialloc.testing.strategies import gaussians, probability_pairs, rates
 DIGITS = 30
 # absolutely continuous rational pairs (P ≪ Q, so every D_α is finite)
 continuous_pairs = probability_pairs(max_atoms=3, max_weight=4).filter(
-    lambda pq: all(y > 0 or x == 0 for x, y in zip(*pq)))
+    lambda pq: all(y > 0 or x == 0 for x, y in zip(*pq))
+)
 
 
 def single_moments(p, q, alpha: int) -> list:
@@ -78,14 +80,19 @@ def renyi_bounds(d: Fraction, alpha) -> tuple[Fraction, Fraction]:
     if d == 1:
         return Fraction(0), Fraction(0)
     with mp.workdps(60):
-        value = mp.log(mp.mpf(d.numerator) / d.denominator) / (mp.mpf(Fraction(alpha).numerator) / Fraction(alpha).denominator - 1)
+        value = mp.log(mp.mpf(d.numerator) / d.denominator) / (
+            mp.mpf(Fraction(alpha).numerator) / Fraction(alpha).denominator - 1
+        )
         v = frac(value)
     pad = abs(v) / 2**180 + Fraction(1, 2**400)
     return v - pad, v + pad
 
 
-ORDERS = st.one_of(st.integers(2, 8).map(Fraction), st.sampled_from([Fraction(3, 2), Fraction(5, 2), Fraction(7, 8) + 3]),
-                   st.floats(1.01, 8).map(Fraction))
+ORDERS = st.one_of(
+    st.integers(2, 8).map(Fraction),
+    st.sampled_from([Fraction(3, 2), Fraction(5, 2), Fraction(7, 8) + 3]),
+    st.floats(1.01, 8).map(Fraction),
+)
 
 
 @given(continuous_pairs, continuous_pairs, st.integers(1, 3), rates(6), st.integers(1, 3), ORDERS)
@@ -104,8 +111,10 @@ def test_products_multiply_moments_and_every_method_adds_rdp_I16(pq1, pq2, t, la
     assert moment_of(x.compose(y), a) == bf.moment(*bf.single(p1, q1), a) * bf.moment(*bf.single(p2, q2), a)
     assert moment_of(x.power(epochs), a) == bf.moment(*bf.single(p1, q1), a) ** epochs
     mech = DiscretePair(p1, q1)
-    cases = ((Config(mech, steps=t, epochs=epochs), epochs, bf.allocation(p1, q1, t)),
-             (Config(mech, "poisson", steps=t, rate=lam, epochs=epochs), t * epochs, bf.poisson(p1, q1, 1, lam)))
+    cases = (
+        (Config(mech, steps=t, epochs=epochs), epochs, bf.allocation(p1, q1, t)),
+        (Config(mech, "poisson", steps=t, rate=lam, epochs=epochs), t * epochs, bf.poisson(p1, q1, 1, lam)),
+    )
     for config, copies, pair in cases:
         if alpha.denominator == 1:
             lo, hi = renyi_bounds(bf.moment(*pair, int(alpha)), alpha)
@@ -119,7 +128,9 @@ def test_products_multiply_moments_and_every_method_adds_rdp_I16(pq1, pq2, t, la
             b_lo, b_hi = frac(b.lower), frac(b.upper)
             if b.error_kind == "exact":
                 b_lo, b_hi = b_lo * (1 - Fraction(1, 10 ** (DIGITS - 1))), b_hi * (1 + Fraction(1, 10 ** (DIGITS - 1)))
-            assert b_lo <= hi and b_hi >= lo, f"{method} rdp {b} vs {copies} x R_{alpha} in [{float(lo)}, {float(hi)}] {config}"
+            assert b_lo <= hi and b_hi >= lo, (
+                f"{method} rdp {b} vs {copies} x R_{alpha} in [{float(lo)}, {float(hi)}] {config}"
+            )
 
 
 @given(continuous_pairs, st.integers(1, 3), rates(6), st.integers(2, 4))
@@ -129,8 +140,10 @@ def test_exact_method_rdp_matches_brute_force(pq, t, lam, alpha):
     E·ln D_α/(α−1) to 25 digits (F5, F21, F38, F46)."""
     p, q = pq
     mech = DiscretePair(p, q)
-    cases = ((Config(mech, steps=t, epochs=2), bf.allocation(p, q, t)),
-             (Config(mech, "poisson", steps=t, rate=lam, epochs=2), bf.poisson(p, q, t, lam)))
+    cases = (
+        (Config(mech, steps=t, epochs=2), bf.allocation(p, q, t)),
+        (Config(mech, "poisson", steps=t, rate=lam, epochs=2), bf.poisson(p, q, t, lam)),
+    )
     for config, pair in cases:
         got = api.rdp(config, alpha, digits=30)
         with mp.workdps(40):

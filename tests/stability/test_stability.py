@@ -1,4 +1,5 @@
 """Stability explorer (issue #5): classification, sweeps against mpmath, CSV/PNG output, CLI errors."""
+
 import csv
 import json
 import math
@@ -10,16 +11,19 @@ from verialloc.cli import main
 from verialloc.stability import PROBES, classify, regions, run
 
 
-@pytest.mark.parametrize("lo, hi, ref, status", [
-    (0.5, 0.5, mp.mpf("0.5"), "ok"),
-    (0.5, 0.5, mp.mpf("0.6"), "inaccurate"),
-    (math.nan, math.nan, mp.mpf("0.1"), "failed"),
-    (math.inf, math.inf, mp.mpf("0.1"), "failed"),
-    (-1e-17, -1e-17, mp.mpf("1e-20"), "failed"),
-    (0.1, 0.2, mp.mpf("0.3"), "unsound"),
-    (0.1, 0.2, mp.mpf("0.15"), "inaccurate"),
-    (0.0, 0.0, mp.mpf("1e-400"), "inaccurate"),
-])
+@pytest.mark.parametrize(
+    "lo, hi, ref, status",
+    [
+        (0.5, 0.5, mp.mpf("0.5"), "ok"),
+        (0.5, 0.5, mp.mpf("0.6"), "inaccurate"),
+        (math.nan, math.nan, mp.mpf("0.1"), "failed"),
+        (math.inf, math.inf, mp.mpf("0.1"), "failed"),
+        (-1e-17, -1e-17, mp.mpf("1e-20"), "failed"),
+        (0.1, 0.2, mp.mpf("0.3"), "unsound"),
+        (0.1, 0.2, mp.mpf("0.15"), "inaccurate"),
+        (0.0, 0.0, mp.mpf("1e-400"), "inaccurate"),
+    ],
+)
 def test_classify(lo, hi, ref, status):
     assert classify(lo, hi, ref, 1e-3)[1] == status
 
@@ -33,7 +37,7 @@ def test_textbook_gaussian_delta_accurate_in_the_bulk_and_underflows_in_the_tail
     assert by[1.0, 1.0].status == "ok" and by[1.0, 1.0].rel_error < 1e-12
     tail = by[4.0, 12.0]
     assert tail.lower == 0.0 and mp.mpf(tail.reference) > 0 and tail.status == "inaccurate"
-    assert regions(points, p) == [f"sigma=4: epsilon in {{12}}: inaccurate (worst relative error 1)"]
+    assert regions(points, p) == ["sigma=4: epsilon in {12}: inaccurate (worst relative error 1)"]
 
 
 def test_pld_probe_brackets_contain_exact():
@@ -47,6 +51,7 @@ def test_cli_writes_csv_and_png(tmp_path, capsys):
     argv = ["stability", "--probe", "gaussian-delta", "--x", "1,4", "--y", "1,12", "--csv", str(csv_path), "--json"]
     try:
         import matplotlib  # noqa: F401
+
         argv += ["--png", str(png_path)]
     except ImportError:
         png_path = None
@@ -59,12 +64,15 @@ def test_cli_writes_csv_and_png(tmp_path, capsys):
         assert png_path.read_bytes()[:4] == b"\x89PNG"
 
 
-@pytest.mark.parametrize("argv, name", [
-    (["--probe", "nope"], "probe"),
-    (["--probe", "gaussian-delta", "--x", "1,abc"], "x"),
-    (["--probe", "gaussian-delta", "--y", "1,inf"], "y"),
-    (["--probe", "gaussian-delta", "--tolerance", "2"], "tolerance"),
-])
+@pytest.mark.parametrize(
+    "argv, name",
+    [
+        (["--probe", "nope"], "probe"),
+        (["--probe", "gaussian-delta", "--x", "1,abc"], "x"),
+        (["--probe", "gaussian-delta", "--y", "1,inf"], "y"),
+        (["--probe", "gaussian-delta", "--tolerance", "2"], "tolerance"),
+    ],
+)
 def test_cli_errors(argv, name, capsys):
     assert main(["stability", *argv]) == 2
     err = capsys.readouterr().err

@@ -1,5 +1,6 @@
 """The differential soundness fuzzer (verialloc.testing.fuzz, `verialloc fuzz`): a short deterministic slice,
 a planted bug it must catch with a reproducing command, strict JSON, and a longer slow run."""
+
 import json
 import shlex
 import subprocess
@@ -17,18 +18,47 @@ from verialloc.testing.fuzz.cases import Case, text
 
 
 def _rr_case(**changes) -> Case:
-    base = dict(family="randomized-response", param=Fraction(1), p=None, q=None, scheme="allocation", steps=10,
-                k=1, epochs=1, rate=None, quantity="epsilon", value=Fraction(1, 10**6), direction="remove")
+    base = dict(
+        family="randomized-response",
+        param=Fraction(1),
+        p=None,
+        q=None,
+        scheme="allocation",
+        steps=10,
+        k=1,
+        epochs=1,
+        rate=None,
+        quantity="epsilon",
+        value=Fraction(1, 10**6),
+        direction="remove",
+    )
     base.update(changes)
     return Case(**base)
 
 
 def test_case_round_trips_through_json_and_text():
-    case = Case("discrete", None, (Fraction(1, 3), Fraction(2, 3)), (Fraction(1, 2), Fraction(1, 2)), "poisson",
-                7, 2, 3, Fraction(1, 8), "delta", Fraction(-7, 8), "both", Fraction(1, 100))
+    case = Case(
+        "discrete",
+        None,
+        (Fraction(1, 3), Fraction(2, 3)),
+        (Fraction(1, 2), Fraction(1, 2)),
+        "poisson",
+        7,
+        2,
+        3,
+        Fraction(1, 8),
+        "delta",
+        Fraction(-7, 8),
+        "both",
+        Fraction(1, 100),
+    )
     assert Case.from_dict(json.loads(case.to_json())) == case
-    assert [text(x) for x in (Fraction(7, 8), Fraction(-1, 10**300), Fraction(1, 3), Fraction(5))] == \
-        ["0.875", "-1e-300", "1/3", "5"]
+    assert [text(x) for x in (Fraction(7, 8), Fraction(-1, 10**300), Fraction(1, 3), Fraction(5))] == [
+        "0.875",
+        "-1e-300",
+        "1/3",
+        "5",
+    ]
     command = case.query_command("pld", ["--loss-step", "0.001"])
     assert "--pair /tmp/verialloc-fuzz-pair.json" in command and "--rate 0.125" in command
 
@@ -40,8 +70,14 @@ def test_strict_json_has_no_nan_or_infinity_tokens():
 
 def test_short_deterministic_slice():
     """A few cheap cases over every method: well-formed report, strict JSON, same seed gives the same cases."""
-    kwargs = dict(minutes=0.75, seed=3, methods=tuple(api.METHODS), families=("randomized-response", "discrete"),
-                  max_cases=4, timeout=8)
+    kwargs = dict(
+        minutes=0.75,
+        seed=3,
+        methods=tuple(api.METHODS),
+        families=("randomized-response", "discrete"),
+        max_cases=4,
+        timeout=8,
+    )
     first = fz.fuzz(**kwargs)
     out = fz.summary_json(first)
     json.dumps(out, allow_nan=False)
@@ -49,7 +85,7 @@ def test_short_deterministic_slice():
     assert sum(row["checks"] for row in out["counts"].values()) >= 10 * out["cases"]
     assert not out["violations"], out["violations"]  # the deterministic slice is a soundness regression test
     again = fz.fuzz(**dict(kwargs, methods=("exact",), max_cases=2))
-    assert [r.case for r in again.cases] == [r.case for r in first.cases][:len(again.cases)]
+    assert [r.case for r in again.cases] == [r.case for r in first.cases][: len(again.cases)]
 
 
 def test_planted_bug_is_caught_with_a_reproducing_command(monkeypatch):
@@ -58,12 +94,21 @@ def test_planted_bug_is_caught_with_a_reproducing_command(monkeypatch):
 
     def too_low(*args, **kwargs):
         b = honest(*args, **kwargs)
-        return Bracket(b.quantity, min(b.lower, b.upper * 0.9), b.upper * 0.9, b.method, b.direction, b.error_kind,
-                       b.details)
+        return Bracket(
+            b.quantity, min(b.lower, b.upper * 0.9), b.upper * 0.9, b.method, b.direction, b.error_kind, b.details
+        )
 
     monkeypatch.setattr(pld_accountant, "epsilon", too_low)
-    report = fz.fuzz(minutes=1, seed=0, methods=("exact", "pld"), families=("randomized-response",),
-                     max_cases=3, timeout=10, shrink_seconds=5, with_certify=False)
+    report = fz.fuzz(
+        minutes=1,
+        seed=0,
+        methods=("exact", "pld"),
+        families=("randomized-response",),
+        max_cases=3,
+        timeout=10,
+        shrink_seconds=5,
+        with_certify=False,
+    )
     found = [v for v in report.found.values() if v.kind == "bracket" and v.methods == ("exact", "pld")]
     assert found, f"planted bug not caught in {len(report.cases)} cases"
     violation = found[0]
@@ -92,8 +137,12 @@ def test_cli_replay_and_bad_input(capsys):
 def test_longer_run_over_every_family():
     """Four minutes over every family and method through the CLI: strict JSON, every family drawn, and every
     violation found comes with reproducing command lines (the run reports bugs; it does not fail on them)."""
-    proc = subprocess.run([sys.executable, "-m", "verialloc.cli", "fuzz", "--minutes", "4", "--seed", "11",
-                           "--timeout", "10", "--json"], capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        [sys.executable, "-m", "verialloc.cli", "fuzz", "--minutes", "4", "--seed", "11", "--timeout", "10", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = json.loads(proc.stdout, parse_constant=lambda token: pytest.fail(f"non-strict JSON token {token}"))
     assert out["cases"] >= 10 and len(out["counts"]) >= 3
@@ -110,9 +159,23 @@ def test_certify_claim_is_a_short_decimal_or_none():
     from verialloc.testing.fuzz.cases import Case
     from verialloc.testing.fuzz.checks import certify_claim
 
-    case = Case.from_dict({"family": "gaussian", "param": "1", "scheme": "allocation", "steps": 2, "k": 1,
-                           "epochs": 1, "rate": "1", "quantity": "delta", "value": "1", "direction": "remove",
-                           "claim_offset": "1/10", "p": None, "q": None})
+    case = Case.from_dict(
+        {
+            "family": "gaussian",
+            "param": "1",
+            "scheme": "allocation",
+            "steps": 2,
+            "k": 1,
+            "epochs": 1,
+            "rate": "1",
+            "quantity": "delta",
+            "value": "1",
+            "direction": "remove",
+            "claim_offset": "1/10",
+            "p": None,
+            "q": None,
+        }
+    )
     tiny = mp.mpf("1e-100000")
     assert certify_claim(case, tiny, tiny) is None
     claim = certify_claim(case, mp.mpf("2.5e-40"), mp.mpf("2.5e-40"))

@@ -1,5 +1,6 @@
 """The pytest plugin (verialloc.testing.plugin): end to end with pytester, against closed forms computed here
 independently of verialloc — one Gaussian step (Balle–Wang) and composed randomized response (binomial sum)."""
+
 import math
 import re
 from decimal import Decimal
@@ -26,8 +27,10 @@ def rr_delta(eps, eps0, epochs):
     """δ(ε) of `epochs` randomized-response steps (both directions): Σ_j C(E, j)[p^j q^{E−j} − e^ε q^j p^{E−j}]_+."""
     p = mp.exp(eps0) / (1 + mp.exp(eps0))
     q = 1 - p
-    return mp.fsum(max(0, mp.binomial(epochs, j) * (p**j * q**(epochs - j) - mp.exp(eps) * q**j * p**(epochs - j)))
-                   for j in range(epochs + 1))
+    return mp.fsum(
+        max(0, mp.binomial(epochs, j) * (p**j * q ** (epochs - j) - mp.exp(eps) * q**j * p ** (epochs - j)))
+        for j in range(epochs + 1)
+    )
 
 
 def inverse(delta_of, target):
@@ -41,11 +44,11 @@ def inverse(delta_of, target):
 
 with mp.workdps(40):
     GAUSS_EPS = float(inverse(lambda e: gaussian_delta(e, 1), mp.mpf("1e-5")))  # σ = 1, δ = 1e-5: ≈ 4.3772
-    RR_DELTA = float(rr_delta(mp.mpf(1) / 2, 1, 3))                              # ε0 = 1, E = 3, ε = 1/2: ≈ 0.5283
-    RR_EPS = float(inverse(lambda e: rr_delta(e, 1, 3), mp.mpf(1) / 10))         # ε0 = 1, E = 3, δ = 0.1
+    RR_DELTA = float(rr_delta(mp.mpf(1) / 2, 1, 3))  # ε0 = 1, E = 3, ε = 1/2: ≈ 0.5283
+    RR_EPS = float(inverse(lambda e: rr_delta(e, 1, 3), mp.mpf(1) / 10))  # ε0 = 1, E = 3, δ = 0.1
 
 
-SUITE = f'''
+SUITE = f"""
 import math
 from verialloc import Config, Gaussian, RandomizedResponse
 
@@ -100,7 +103,7 @@ def test_extra_keywords_reach_the_accountant(verialloc_check):
     def shifted(config, delta, direction, shift):
         return {GAUSS_EPS!r} + shift
     verialloc_check(shifted, GAUSS, delta=1e-5, shift=0.5, max_loose=0.1)
-'''
+"""
 
 
 def _failures(result) -> dict:
@@ -122,14 +125,20 @@ def test_verialloc_check_end_to_end(pytester):
     pytester.makepyfile(test_plugin_suite_accountants=SUITE)  # names unique in the suite: pytester runs in process
     result = pytester.runpytest("-p", "no:cacheprovider")
     failed = _failures(result)
-    assert sorted(failed) == ["test_estimate_outside", "test_extra_keywords_reach_the_accountant",
-                              "test_loose_lower", "test_loose_upper_beyond_max_loose", "test_nan_estimate",
-                              "test_optimistic_upper", "test_overstated_lower"]
+    assert sorted(failed) == [
+        "test_estimate_outside",
+        "test_extra_keywords_reach_the_accountant",
+        "test_loose_lower",
+        "test_loose_upper_beyond_max_loose",
+        "test_nan_estimate",
+        "test_optimistic_upper",
+        "test_overstated_lower",
+    ]
     result.assert_outcomes(passed=6, failed=7)
     unsafe = failed["test_optimistic_upper"]
     assert "verialloc UNSAFE (optimistic" in unsafe and "times_0.9 claimed epsilon(delta=1e-05) = " in unsafe
     assert f"{0.9 * GAUSS_EPS:.6f}"[:7] in unsafe and "gaussian(sigma=1) scheme=allocation, steps=1" in unsafe
-    assert f"[{GAUSS_EPS:.9f}"[:10] in unsafe        # the bracket starts at the truth
+    assert f"[{GAUSS_EPS:.9f}"[:10] in unsafe  # the bracket starts at the truth
     assert "verialloc LOOSE" in failed["test_loose_upper_beyond_max_loose"]
     assert "20.0% above the certified upper end" in failed["test_loose_upper_beyond_max_loose"]
     assert "verialloc UNSAFE (overstated" in failed["test_overstated_lower"]
@@ -143,7 +152,8 @@ def test_verialloc_check_end_to_end(pytester):
 
 
 def test_method_option_chooses_the_pld_reference(pytester):
-    pytester.makepyfile(test_plugin_suite_method=f'''
+    pytester.makepyfile(
+        test_plugin_suite_method=f"""
 from verialloc import Config, RandomizedResponse
 
 RR = Config(RandomizedResponse(1), epochs=3)
@@ -156,7 +166,8 @@ def test_optimistic(verialloc_check):
 
 def test_a_call_overrides_the_option(verialloc_check):
     assert verialloc_check(lambda config, delta, direction: {RR_EPS!r}, RR, delta=0.1, method="exact").method == "exact"
-''')
+"""
+    )
     result = pytester.runpytest("-p", "no:cacheprovider", "--verialloc-method", "pld")
     result.assert_outcomes(passed=2, failed=1)
     assert "method 'pld', error_kind 'bound'" in _failures(result)["test_optimistic"]
@@ -166,35 +177,40 @@ def test_the_option_is_in_the_help(pytester):
     pytester.runpytest("--help").stdout.fnmatch_lines(["*--verialloc-method*"])
 
 
-@pytest.mark.parametrize("options, named, valid", [
-    (dict(delta=1e-5, claim="upperr"), "claim", "must be one of upper, lower, estimate"),
-    (dict(delta=1e-5, claim=["upper"]), "claim", "must be one of upper, lower, estimate"),
-    (dict(delta=1e-5, method="best"), "method", "must be one of auto, exact, pld"),
-    (dict(delta=1e-5, max_loose=-0.1), "max_loose", "must be a finite number >= 0"),
-    (dict(delta=1e-5, max_loose=True), "max_loose", "must be a finite number >= 0"),
-    (dict(delta=1e-5, max_loose="0.1"), "max_loose", "must be a finite number >= 0"),
-    (dict(delta=1e-5, claim="estimate", tolerance=math.nan), "tolerance", "must be a finite number >= 0"),
-    (dict(delta=1e-5, claim="estimate", max_loose=0.1), "max_loose", "an estimate takes tolerance="),
-    (dict(delta=1e-5, tolerance=0.1), "tolerance", "an upper or lower claim takes max_loose="),
-    (dict(delta=1e-5, rtol=-1e-12), "rtol", "must be a finite number >= 0"),
-    (dict(delta=1e-5, rtol=None), "rtol", "must lie in [0, 1e-06]"),
-    (dict(delta=1e-5, rtol=10), "rtol", "must lie in [0, 1e-06]"),  # rtol=10 passed 0.1 against a certified 4.377
-    (dict(delta=1e-5, budget=0), "budget", "seconds > 0"),
-    (dict(delta=1e-5, pld_settings={"loss_step": 1e-3}), "pld_settings", "Settings or None"),
-    (dict(delta=1e-5, references=[]), "references", "must be a dict"),
-    (dict(delta=1e-5, epsilon=1), "epsilon", "pass exactly one of epsilon="),
-    (dict(), "epsilon", "pass exactly one of epsilon="),
-    (dict(delta=1e-5, direction="sideways"), "direction", "must be one of remove|add|both"),
-    (dict(delta="0.2.1"), "delta", "finite real number"),
-    (dict(delta=None, epsilon=math.nan), "epsilon", "finite real number"),
-    (dict(delta=0), "delta", "open interval (0, 1)"),
-    (dict(delta=True), "delta", "finite real number"),
-])
+@pytest.mark.parametrize(
+    "options, named, valid",
+    [
+        (dict(delta=1e-5, claim="upperr"), "claim", "must be one of upper, lower, estimate"),
+        (dict(delta=1e-5, claim=["upper"]), "claim", "must be one of upper, lower, estimate"),
+        (dict(delta=1e-5, method="best"), "method", "must be one of auto, exact, pld"),
+        (dict(delta=1e-5, max_loose=-0.1), "max_loose", "must be a finite number >= 0"),
+        (dict(delta=1e-5, max_loose=True), "max_loose", "must be a finite number >= 0"),
+        (dict(delta=1e-5, max_loose="0.1"), "max_loose", "must be a finite number >= 0"),
+        (dict(delta=1e-5, claim="estimate", tolerance=math.nan), "tolerance", "must be a finite number >= 0"),
+        (dict(delta=1e-5, claim="estimate", max_loose=0.1), "max_loose", "an estimate takes tolerance="),
+        (dict(delta=1e-5, tolerance=0.1), "tolerance", "an upper or lower claim takes max_loose="),
+        (dict(delta=1e-5, rtol=-1e-12), "rtol", "must be a finite number >= 0"),
+        (dict(delta=1e-5, rtol=None), "rtol", "must lie in [0, 1e-06]"),
+        (dict(delta=1e-5, rtol=10), "rtol", "must lie in [0, 1e-06]"),  # rtol=10 passed 0.1 against a certified 4.377
+        (dict(delta=1e-5, budget=0), "budget", "seconds > 0"),
+        (dict(delta=1e-5, pld_settings={"loss_step": 1e-3}), "pld_settings", "Settings or None"),
+        (dict(delta=1e-5, references=[]), "references", "must be a dict"),
+        (dict(delta=1e-5, epsilon=1), "epsilon", "pass exactly one of epsilon="),
+        (dict(), "epsilon", "pass exactly one of epsilon="),
+        (dict(delta=1e-5, direction="sideways"), "direction", "must be one of remove|add|both"),
+        (dict(delta="0.2.1"), "delta", "finite real number"),
+        (dict(delta=None, epsilon=math.nan), "epsilon", "finite real number"),
+        (dict(delta=0), "delta", "open interval (0, 1)"),
+        (dict(delta=True), "delta", "finite real number"),
+    ],
+)
 def test_bad_arguments_fail_before_the_accountant_runs(options, named, valid):
     """InvalidParameter naming the argument (a ValueError; TypeError/ValueError without the name before, a raw
     TypeError from inside the accountant or the cache for some)."""
+
     def accountant(*args, **kwargs):
         raise AssertionError("called")
+
     with pytest.raises(InvalidParameter) as info:
         check_accountant(accountant, Config(Gaussian(1)), **options)
     assert info.value.name == named and str(info.value).startswith(f"{named}=") and valid in str(info.value)
@@ -221,23 +237,28 @@ def test_a_config_that_is_neither_config_nor_dict_is_refused(config):
     assert info.value.name == "config"
 
 
-@pytest.mark.parametrize("config, named, valid", [
-    (dict(sigma=1, steps=1), "sigma", "sigma is a key of configuration files"),
-    (dict(mechanism=Gaussian(1), sigma=1), "sigma", "mechanism=Gaussian(sigma)"),
-    (dict(mechanism=Gaussian(1), eps0=1), "eps0", "RandomizedResponse(eps0)"),
-    (dict(mechanism=Gaussian(1), step=3), "step", "not a field of verialloc.Config"),
-    (dict(mechanism=Gaussian(1), epsilon=1), "epsilon", "mechanism, scheme, steps, k, epochs, rate"),
-    ({1: 2, "mechanism": Gaussian(1)}, "1", "not a field of verialloc.Config"),
-    (dict(steps=1), "mechanism", "a config dict needs mechanism="),
-    (dict(mechanism="gaussian", steps=1), "mechanism", "must be a verialloc mechanism"),
-    (dict(mechanism=Gaussian(1), steps=0), "steps", "integer >= 1"),
-    (dict(mechanism=Gaussian(1), rate=0.5), "rate", "applies only to scheme=poisson"),
-])
+@pytest.mark.parametrize(
+    "config, named, valid",
+    [
+        (dict(sigma=1, steps=1), "sigma", "sigma is a key of configuration files"),
+        (dict(mechanism=Gaussian(1), sigma=1), "sigma", "mechanism=Gaussian(sigma)"),
+        (dict(mechanism=Gaussian(1), eps0=1), "eps0", "RandomizedResponse(eps0)"),
+        (dict(mechanism=Gaussian(1), step=3), "step", "not a field of verialloc.Config"),
+        (dict(mechanism=Gaussian(1), epsilon=1), "epsilon", "mechanism, scheme, steps, k, epochs, rate"),
+        ({1: 2, "mechanism": Gaussian(1)}, "1", "not a field of verialloc.Config"),
+        (dict(steps=1), "mechanism", "a config dict needs mechanism="),
+        (dict(mechanism="gaussian", steps=1), "mechanism", "must be a verialloc mechanism"),
+        (dict(mechanism=Gaussian(1), steps=0), "steps", "integer >= 1"),
+        (dict(mechanism=Gaussian(1), rate=0.5), "rate", "applies only to scheme=poisson"),
+    ],
+)
 def test_a_config_dict_with_a_wrong_key_names_it(config, named, valid):
     """Config(**dict) raised TypeError: __init__() got an unexpected keyword argument 'sigma' (or missing 1 required
     positional argument: 'mechanism', or keywords must be strings); the accountant never runs."""
+
     def accountant(*args, **kwargs):
         raise AssertionError("called")
+
     with pytest.raises(InvalidParameter) as info:
         check_accountant(accountant, config, delta=1e-5)
     assert info.value.name == named and valid in str(info.value)
@@ -248,12 +269,21 @@ def test_a_config_dict_with_a_wrong_key_names_it(config, named, valid):
 GAUSS_CONFIG = Config(Gaussian(1))
 
 
-@pytest.mark.parametrize("returned, shown", [
-    (None, "returned None"), ("0.2", "returned the str '0.2'"), ((0.1, 0.2), "returned the tuple (0.1, 0.2)"),
-    ([4.4], "returned the list [4.4]"), (np.array([4.4]), "returned a numpy array of shape (1,)"),
-    (np.array(4.4), "returned a numpy array of shape ()"), (True, "returned the bool True"),
-    (np.bool_(False), "returned the bool False"), (math.nan, "returned nan"), (object(), "returned the object"),
-])
+@pytest.mark.parametrize(
+    "returned, shown",
+    [
+        (None, "returned None"),
+        ("0.2", "returned the str '0.2'"),
+        ((0.1, 0.2), "returned the tuple (0.1, 0.2)"),
+        ([4.4], "returned the list [4.4]"),
+        (np.array([4.4]), "returned a numpy array of shape (1,)"),
+        (np.array(4.4), "returned a numpy array of shape ()"),
+        (True, "returned the bool True"),
+        (np.bool_(False), "returned the bool False"),
+        (math.nan, "returned nan"),
+        (object(), "returned the object"),
+    ],
+)
 @pytest.mark.parametrize("claim", ["upper", "lower", "estimate"])
 def test_a_return_that_is_no_float_says_what_was_returned(returned, shown, claim):
     """The message said "NaN or not a number" for None or a string; now what fn returned, and what it must."""
@@ -265,16 +295,30 @@ def test_a_return_that_is_no_float_says_what_was_returned(returned, shown, claim
     assert message.endswith("must return a float: epsilon(delta), a real number or +-inf")
 
 
-@pytest.mark.parametrize("returned", [math.inf, -math.inf, -0.1, 1.5, 1 + 2 ** -52])
+@pytest.mark.parametrize("returned", [math.inf, -math.inf, -0.1, 1.5, 1 + 2**-52])
 def test_a_delta_outside_zero_one_is_a_bad_return(returned):
     """δ = inf passed as a (vacuous) upper bound before."""
-    with pytest.raises(AssertionError, match=r"BAD RETURN: .* returned .* must return a float: delta\(epsilon\) in "
-                                             r"\[0, 1\]"):
+    with pytest.raises(
+        AssertionError,
+        match=r"BAD RETURN: .* returned .* must return a float: delta\(epsilon\) in "
+        r"\[0, 1\]",
+    ):
         check_accountant(lambda config, epsilon, direction: returned, GAUSS_CONFIG, epsilon=0.5)
 
 
-@pytest.mark.parametrize("returned", [GAUSS_EPS, Fraction(GAUSS_EPS), Decimal(repr(GAUSS_EPS)), np.float64(GAUSS_EPS),
-                                      mp.mpf(GAUSS_EPS), np.float32(GAUSS_EPS) * 1.001, np.int64(5), 5])
+@pytest.mark.parametrize(
+    "returned",
+    [
+        GAUSS_EPS,
+        Fraction(GAUSS_EPS),
+        Decimal(repr(GAUSS_EPS)),
+        np.float64(GAUSS_EPS),
+        mp.mpf(GAUSS_EPS),
+        np.float32(GAUSS_EPS) * 1.001,
+        np.int64(5),
+        5,
+    ],
+)
 def test_numbers_of_every_kind_are_claims(returned):
     """Fraction, Decimal, numpy float32/int64 were read as "NaN or not a number" before."""
     check_accountant(lambda config, delta, direction: returned, GAUSS_CONFIG, delta=1e-5, rtol=1e-9)
@@ -298,22 +342,29 @@ def test_a_query_value_of_any_number_type_shares_one_cached_reference():
     """A 0-d numpy array as epsilon raised TypeError: unhashable type (the cache key); equal values share a key."""
     cache = {}
     for eps in (np.array(0.5), 0.5, "1/2", Fraction(1, 2)):
-        check_accountant(lambda config, epsilon, direction: RR_DELTA, Config(RandomizedResponse(1), epochs=3),
-                         epsilon=eps, references=cache)
+        check_accountant(
+            lambda config, epsilon, direction: RR_DELTA,
+            Config(RandomizedResponse(1), epochs=3),
+            epsilon=eps,
+            references=cache,
+        )
     assert len(cache) == 1
 
 
 def test_the_accountants_keywords_are_no_settings_of_the_check():
     """fn's own atol= went to assert_sound_upper too, widening its slack: an optimistic claim passed."""
+
     def accountant(config, delta, direction, atol):
         return 0.5 * GAUSS_EPS
+
     with pytest.raises(AssertionError, match="verialloc UNSAFE"):
         check_accountant(accountant, GAUSS_CONFIG, delta=1e-5, atol=10.0)
 
 
 def test_the_fixture_reports_bad_arguments_and_returns(pytester):
     """End to end: what a user of the fixture sees for the hostile review's inputs."""
-    pytester.makepyfile(test_plugin_suite_bad_inputs='''
+    pytester.makepyfile(
+        test_plugin_suite_bad_inputs="""
 import numpy as np
 from verialloc import Config, Gaussian
 
@@ -336,7 +387,8 @@ def test_returns_an_array(verialloc_check):
 
 def test_returns_infinite_delta(verialloc_check):
     verialloc_check(lambda config, epsilon, direction: float("inf"), GAUSS, epsilon=0.5)
-''')
+"""
+    )
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(failed=6)
     failed = _failures(result)
@@ -361,10 +413,12 @@ def test_references_are_computed_once_per_query(monkeypatch):
     monkeypatch.setattr(api, "delta", counted)
     cache, config = {}, Config(RandomizedResponse(1), epochs=3)
     for claim in ("upper", "estimate"):
-        check_accountant(lambda config, epsilon, direction: RR_DELTA, config, epsilon=0.5, claim=claim,
-                         references=cache)
-    check_accountant(lambda config, epsilon, direction: RR_DELTA, config, epsilon=0.5, direction="remove",
-                     references=cache)
+        check_accountant(
+            lambda config, epsilon, direction: RR_DELTA, config, epsilon=0.5, claim=claim, references=cache
+        )
+    check_accountant(
+        lambda config, epsilon, direction: RR_DELTA, config, epsilon=0.5, direction="remove", references=cache
+    )
     assert [c["direction"] for c in calls] == ["both", "remove"]
 
 
@@ -380,8 +434,9 @@ def test_the_readme_fixture_example_runs(pytester, factor, outcome):
     """The README example as written, with `my_epsilon` the certified upper end (passes: sound, within 5 %) or 0.9
     times it (fails: below the certified lower end, the bracket being ~0.2 % wide)."""
     truth = float(api.epsilon(Config(Gaussian(1), steps=1000), "1e-5", method="pld").upper)
-    pytester.makepyfile(f"def my_epsilon(config, delta, direction):\n    return {factor * truth!r}\n\n"
-                        + _readme_fixture_example())
+    pytester.makepyfile(
+        f"def my_epsilon(config, delta, direction):\n    return {factor * truth!r}\n\n" + _readme_fixture_example()
+    )
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(**{outcome: 1})
 
@@ -411,18 +466,20 @@ def test_a_reference_beyond_the_budget_is_refused_before_it_starts():
     """The exact ε search at Gaussian t = 3 is estimated at minutes: with budget=1 it is refused at once (the
     fixture had no bound on the reference's time)."""
     from verialloc.cost import BudgetExceeded
+
     with pytest.raises(BudgetExceeded, match="budget"):
-        check_accountant(lambda config, delta, direction: 1.0, Config(Gaussian(1), steps=3), delta=1e-5,
-                         method="exact", budget=1)
+        check_accountant(
+            lambda config, delta, direction: 1.0, Config(Gaussian(1), steps=3), delta=1e-5, method="exact", budget=1
+        )
 
 
 def test_huge_and_rational_values_are_judged_not_crashed():
     """An ε of 10**5000 is a (useless) valid upper bound: it passes; a δ of −1/10**400 is a BAD RETURN shown cut;
     max_loose as a Fraction is a number; these raised ValueError/OverflowError or were refused (#14)."""
     config = Config(Gaussian(1))
-    check_accountant(lambda config, delta, direction: 10 ** 5000, config, delta=1e-5)
+    check_accountant(lambda config, delta, direction: 10**5000, config, delta=1e-5)
     with pytest.raises(AssertionError, match=r"BAD RETURN: .* returned Fraction\(-1, 1000.*characters"):
-        check_accountant(lambda config, epsilon, direction: -Fraction(1, 10 ** 400), config, epsilon=1)
+        check_accountant(lambda config, epsilon, direction: -Fraction(1, 10**400), config, epsilon=1)
     check_accountant(lambda config, delta, direction: 4.5, config, delta=1e-5, max_loose=Fraction(1, 10))
     with pytest.raises(InvalidParameter, match="max_loose"):
-        check_accountant(lambda config, delta, direction: 4.5, config, delta=1e-5, max_loose=10 ** 400)
+        check_accountant(lambda config, delta, direction: 4.5, config, delta=1e-5, max_loose=10**400)

@@ -1,5 +1,6 @@
 """The public names of verialloc.testing: exported from their submodules, loaded lazily, no hypothesis needed for
 the package or the pytest plugin, private helpers kept private."""
+
 import doctest
 import subprocess
 import sys
@@ -11,11 +12,29 @@ from verialloc.testing import assertions, plugin, strategies
 
 #: the public surface (issue #14): name -> submodule defining it
 PUBLIC = {
-    "assert_sound_upper": assertions, "assert_sound_lower": assertions, "reference": assertions,
+    "assert_sound_upper": assertions,
+    "assert_sound_lower": assertions,
+    "reference": assertions,
     "check_accountant": plugin,
-    **{name: strategies for name in ("Query", "configs", "deltas", "directions", "discrete_pairs", "epsilons",
-                                     "finite_mechanisms", "gaussians", "laplaces", "mechanisms", "probability_pairs",
-                                     "queries", "randomized_responses", "rates")},
+    **{
+        name: strategies
+        for name in (
+            "Query",
+            "configs",
+            "deltas",
+            "directions",
+            "discrete_pairs",
+            "epsilons",
+            "finite_mechanisms",
+            "gaussians",
+            "laplaces",
+            "mechanisms",
+            "probability_pairs",
+            "queries",
+            "randomized_responses",
+            "rates",
+        )
+    },
 }
 
 
@@ -45,8 +64,20 @@ def test_the_docstring_example_runs():
     assert runner.summarize(verbose=False) == (0, 4)
 
 
-@pytest.mark.parametrize("name", ["_as_mpf", "describe", "_check", "GRID", "pld_realizations", "exp_laws",
-                                  "assert_same_pld", "domination_slack", "no_such_name"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "_as_mpf",
+        "describe",
+        "_check",
+        "GRID",
+        "pld_realizations",
+        "exp_laws",
+        "assert_same_pld",
+        "domination_slack",
+        "no_such_name",
+    ],
+)
 def test_private_and_internal_names_stay_in_their_submodules(name):
     with pytest.raises(AttributeError, match=f"has no attribute '{name}'"):
         getattr(verialloc.testing, name)
@@ -59,31 +90,40 @@ def test_submodules_still_import_from_the_package():
 
 
 def test_importing_verialloc_loads_neither_hypothesis_nor_verialloc_testing():
-    out = _python("import sys, verialloc; print(sorted(m for m in sys.modules if m.split('.')[0] == 'hypothesis' "
-                  "or m.startswith('verialloc.testing')))")
+    out = _python(
+        "import sys, verialloc; print(sorted(m for m in sys.modules if m.split('.')[0] == 'hypothesis' "
+        "or m.startswith('verialloc.testing')))"
+    )
     assert out.strip() == "[]"
 
 
 def test_the_plugin_loads_nothing_heavy():
     """The plugin loads into every pytest run: of verialloc it adds only itself and verialloc.testing (the package
     names load lazily, PEP 562), and no sympy, scipy, numpy or hypothesis; mpmath is its one load-time import."""
-    out = _python("import sys, pytest; before = set(sys.modules); import verialloc.testing.plugin; "
-                  "print(sorted({m.split('.')[0] if not m.startswith('verialloc') else m "
-                  "for m in set(sys.modules) - before if m.split('.')[0] not in sys.stdlib_module_names}))")
+    out = _python(
+        "import sys, pytest; before = set(sys.modules); import verialloc.testing.plugin; "
+        "print(sorted({m.split('.')[0] if not m.startswith('verialloc') else m "
+        "for m in set(sys.modules) - before if m.split('.')[0] not in sys.stdlib_module_names}))"
+    )
     assert out.strip() == "['mpmath', 'verialloc', 'verialloc.testing', 'verialloc.testing.plugin']"
 
 
 def test_without_hypothesis_the_plugin_and_assertions_work_and_strategies_say_what_is_missing():
-    out = _python("import sys; sys.modules['hypothesis'] = None\n"
-                  "import verialloc.testing.plugin, verialloc.testing as t\n"
-                  "print(t.assert_sound_upper.__name__, t.check_accountant.__name__)\n"
-                  "try:\n    t.configs\nexcept ImportError as err:\n    print(err)")
-    assert out.splitlines() == ["assert_sound_upper check_accountant",
-                                "verialloc.testing.configs needs hypothesis: pip install 'verialloc[test]'"]
+    out = _python(
+        "import sys; sys.modules['hypothesis'] = None\n"
+        "import verialloc.testing.plugin, verialloc.testing as t\n"
+        "print(t.assert_sound_upper.__name__, t.check_accountant.__name__)\n"
+        "try:\n    t.configs\nexcept ImportError as err:\n    print(err)"
+    )
+    assert out.splitlines() == [
+        "assert_sound_upper check_accountant",
+        "verialloc.testing.configs needs hypothesis: pip install 'verialloc[test]'",
+    ]
 
 
 def test_reference_refuses_an_unknown_method():
     """`reference(method="typo")` once fell back to pld silently."""
     from verialloc import Config, Gaussian, InvalidParameter
+
     with pytest.raises(InvalidParameter, match="method"):
         verialloc.testing.reference(Config(Gaussian(1), steps=1), epsilon=1, method="exat")

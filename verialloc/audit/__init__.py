@@ -8,8 +8,20 @@ Layout: `flags` (OK / LOOSE / UNSAFE / OUTSIDE / ERROR / TIMEOUT, by what each v
 lazily), `golden` (shipped certified tables + their generator), `runner` (rows), `report` (table, JSON,
 Markdown).
 """
+
 from .flags import DEFAULT_LOOSE_PERCENT, ERROR, LOOSE, OK, OUTSIDE, TIMEOUT, UNSAFE, classify
 from .runner import Row, audit, audit_one
 
-__all__ = ["DEFAULT_LOOSE_PERCENT", "ERROR", "LOOSE", "OK", "OUTSIDE", "Row", "TIMEOUT", "UNSAFE", "audit", "audit_one",
-           "classify"]
+__all__ = [
+    "DEFAULT_LOOSE_PERCENT",
+    "ERROR",
+    "LOOSE",
+    "OK",
+    "OUTSIDE",
+    "Row",
+    "TIMEOUT",
+    "UNSAFE",
+    "audit",
+    "audit_one",
+    "classify",
+]

@@ -17,6 +17,7 @@ Comparisons are exact (Fraction of the float, decimal strings of the bracket; ±
 infinite certified upper never makes an upper claim LOOSE nor a lower claim UNSAFE. Percentages in the reasons
 are computed without overflow (subnormal or huge ends give "inf%" or a large finite value, never an exception).
 """
+
 from __future__ import annotations
 
 import math
@@ -80,8 +81,9 @@ def _log10(x: Fraction) -> float:
     return math.log10(x.numerator) - math.log10(x.denominator)
 
 
-def classify(value, lower, upper, loose_percent: float = DEFAULT_LOOSE_PERCENT,
-             claims: str = "upper") -> tuple[str, str]:
+def classify(
+    value, lower, upper, loose_percent: float = DEFAULT_LOOSE_PERCENT, claims: str = "upper"
+) -> tuple[str, str]:
     """(flag, reason) of a reported `value` that claims to be an `claims` end ("upper" | "lower" | "estimate") of
     the truth, against the certified bracket [lower, upper] of the truth."""
     if not loose_percent >= 0:  # also NaN

@@ -1,5 +1,6 @@
 """Render audit rows: JSON-ready dict (`to_json`), and from its "rows" a terminal table (rich) or Markdown.
 The "claims" column says what each reported value claims (upper / lower / estimate); the flag follows from it."""
+
 from __future__ import annotations
 
 import io
@@ -13,9 +14,11 @@ from .runner import Row
 COLUMNS = ("accountant", "entry", "query", "dir", "claims", "reported", "certified [lower, upper]", "flag", "note")
 FLAG = COLUMNS.index("flag")
 STYLE = {OK: "green", LOOSE: "yellow", UNSAFE: "bold red", OUTSIDE: "cyan", ERROR: "magenta", TIMEOUT: "blue"}
-LEGEND = ("claims upper: UNSAFE if below the certified lower, LOOSE if above the upper by more than the loose "
-          "percentage; claims lower: UNSAFE if above the certified upper, LOOSE if below the lower by more than it; "
-          "estimate: OUTSIDE if outside the bracket; ERROR: raised or not a valid number; TIMEOUT: no answer in time")
+LEGEND = (
+    "claims upper: UNSAFE if below the certified lower, LOOSE if above the upper by more than the loose "
+    "percentage; claims lower: UNSAFE if above the certified upper, LOOSE if below the lower by more than it; "
+    "estimate: OUTSIDE if outside the bracket; ERROR: raised or not a valid number; TIMEOUT: no answer in time"
+)
 
 
 def _query(row: dict) -> str:
@@ -28,8 +31,17 @@ def _reported(row: dict) -> str:
 
 
 def _cells(row: dict) -> list[str]:
-    return [row["accountant"], row["entry"], _query(row), row["direction"], row.get("claims", "upper"),
-            _reported(row), f"[{row['lower']}, {row['upper']}]", row["flag"], row["reason"]]
+    return [
+        row["accountant"],
+        row["entry"],
+        _query(row),
+        row["direction"],
+        row.get("claims", "upper"),
+        _reported(row),
+        f"[{row['lower']}, {row['upper']}]",
+        row["flag"],
+        row["reason"],
+    ]
 
 
 def summary(rows: list[dict]) -> dict[str, int]:
@@ -61,6 +73,7 @@ def to_terminal(rows: list[dict], width: int = 160) -> str:
 def to_markdown(rows: list[dict]) -> str:
     def esc(text: str) -> str:
         return text.replace("|", "\\|")
+
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     for row in rows:
         cells = _cells(row)

@@ -1,4 +1,5 @@
 """Run accountants over golden entries: one `Row` per (accountant, entry) the accountant serves."""
+
 from __future__ import annotations
 
 import contextlib
@@ -20,12 +21,12 @@ from .golden import config_of
 @dataclass(frozen=True)
 class Row:
     accountant: str
-    entry: str            # golden entry id
-    quantity: str         # "epsilon" (at δ = target) or "delta" (at ε = target)
+    entry: str  # golden entry id
+    quantity: str  # "epsilon" (at δ = target) or "delta" (at ε = target)
     target: str
-    direction: str        # which certified bracket the value is compared with
+    direction: str  # which certified bracket the value is compared with
     reported: float | None
-    lower: str            # certified bracket (decimal strings, rounded outward)
+    lower: str  # certified bracket (decimal strings, rounded outward)
     upper: str
     flag: str
     reason: str
@@ -73,8 +74,9 @@ def _call_limited(acc: Accountant, entry: dict, timeout: float):
     return child.run(_call, acc, entry, timeout=timeout, quiet_stdout=True)
 
 
-def audit_one(acc: Accountant, entry: dict, loose_percent: float = DEFAULT_LOOSE_PERCENT,
-              timeout: float | None = None) -> Row:
+def audit_one(
+    acc: Accountant, entry: dict, loose_percent: float = DEFAULT_LOOSE_PERCENT, timeout: float | None = None
+) -> Row:
     """Call `acc` on `entry` and flag its answer by what it claims (`acc.claims`, flags.classify); an exception
     becomes an ERROR row, no answer within `timeout` seconds (the call then running in a child process) a
     TIMEOUT row. NotInstalled propagates."""
@@ -88,8 +90,21 @@ def audit_one(acc: Accountant, entry: dict, loose_percent: float = DEFAULT_LOOSE
         seconds = time.perf_counter() - start
         reason = str(exc) if isinstance(exc, ChildFailure) else f"{type(exc).__name__}: {exc}"
         flag = TIMEOUT if isinstance(exc, ChildTimeout) else ERROR
-        return Row(acc.name, entry["id"], entry["quantity"], entry["target"], acc.direction, None, lower, upper,
-                   flag, reason, seconds, acc.call, getattr(acc, "claims", "upper"))
+        return Row(
+            acc.name,
+            entry["id"],
+            entry["quantity"],
+            entry["target"],
+            acc.direction,
+            None,
+            lower,
+            upper,
+            flag,
+            reason,
+            seconds,
+            acc.call,
+            getattr(acc, "claims", "upper"),
+        )
     seconds = time.perf_counter() - start
     claims = getattr(acc, "claims", "upper")
     flag, reason = classify(value, lower, upper, loose_percent, claims)
@@ -97,27 +112,52 @@ def audit_one(acc: Accountant, entry: dict, loose_percent: float = DEFAULT_LOOSE
         reported = float(value)
     except (TypeError, ValueError):
         reported = None
-    return Row(acc.name, entry["id"], entry["quantity"], entry["target"], acc.direction, reported, lower, upper,
-               flag, reason, seconds, acc.call, claims)
+    return Row(
+        acc.name,
+        entry["id"],
+        entry["quantity"],
+        entry["target"],
+        acc.direction,
+        reported,
+        lower,
+        upper,
+        flag,
+        reason,
+        seconds,
+        acc.call,
+        claims,
+    )
 
 
-def audit(accountants: list[Accountant], entries: list[dict], loose_percent: float = DEFAULT_LOOSE_PERCENT,
-          progress=None, timeout: float | None = None, executor="local", scheduler: str | None = None,
-          workers: int | None = None) -> list[Row]:
+def audit(
+    accountants: list[Accountant],
+    entries: list[dict],
+    loose_percent: float = DEFAULT_LOOSE_PERCENT,
+    progress=None,
+    timeout: float | None = None,
+    executor="local",
+    scheduler: str | None = None,
+    workers: int | None = None,
+) -> list[Row]:
     """Rows for every (accountant, entry) pair the accountant serves, in accountant order. Elsewhere than "local"
     (certify.executor: "process", "dask", or an Executor) each pair is a task naming a registered accountant, which
     the worker looks up in its own registry (adapters hold lambdas, which do not pickle); the `timeout` child is
     forked inside the worker."""
-    pairs = [(acc, entry) for acc in accountants for entry in entries
-             if acc.serves(config_of(entry), entry["quantity"])]
+    pairs = [
+        (acc, entry) for acc in accountants for entry in entries if acc.serves(config_of(entry), entry["quantity"])
+    ]
     if executor == "local":
         fn, tasks = _local_task, [(acc, entry, loose_percent, timeout) for acc, entry in pairs]
     else:
         known = registry()
         for acc, _ in pairs:
             if acc.name not in known:
-                raise UnsupportedRequest("executor", executor, f"accountant {acc.name!r} is not a registered adapter; "
-                                                               "a function of this process runs with executor local")
+                raise UnsupportedRequest(
+                    "executor",
+                    executor,
+                    f"accountant {acc.name!r} is not a registered adapter; "
+                    "a function of this process runs with executor local",
+                )
         fn, tasks = _registered_task, [(acc.name, entry, loose_percent, timeout) for acc, entry in pairs]
     rows: list[Row | None] = [None] * len(tasks)
     for i, row in completed(fn, tasks, executor, scheduler=scheduler, workers=workers):

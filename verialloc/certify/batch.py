@@ -4,6 +4,7 @@ The table's format, its reading and the results file (resume included) are io.ba
 certified (`certify_row`, on the chosen executor); a row whose values are invalid runs anyway: it gets verdict
 "error" and a one-line reason, and the batch goes on; results are appended as rows finish (in order of completion).
 """
+
 from __future__ import annotations
 
 import os
@@ -32,14 +33,23 @@ def certify_row(task: dict) -> dict:
     try:
         unknown = [k for k in values if k not in INPUT_KEYS and k != "id"]
         if unknown:
-            raise InvalidParameter(abbreviated(unknown[0]), abbreviated(values[unknown[0]]),
-                                   "unknown key; keys: id, " + ", ".join(INPUT_KEYS))
+            raise InvalidParameter(
+                abbreviated(unknown[0]),
+                abbreviated(values[unknown[0]]),
+                "unknown key; keys: id, " + ", ".join(INPUT_KEYS),
+            )
         config = config_file.config_from_values({k: values.get(k) for k in config_file.KEYS})
         claim = make_claim(**{k: values.get(k) for k in CLAIM_KEYS})
         cert = certify(config, claim, values["direction"], values["budget"], strict=_flag(values["strict"]))
         out = certificate_json(cert, task["digits"])
-        row.update(verdict=out["verdict"], lower=out["lower"], upper=out["upper"], method_lower=out["method"]["lower"],
-                   method_upper=out["method"]["upper"], rigorous=str(out["rigorous"]).lower())
+        row.update(
+            verdict=out["verdict"],
+            lower=out["lower"],
+            upper=out["upper"],
+            method_lower=out["method"]["lower"],
+            method_upper=out["method"]["upper"],
+            rigorous=str(out["rigorous"]).lower(),
+        )
     except VeriallocError as exc:
         row.update(verdict="error", error=" ".join(str(exc).split()))
     except Exception as exc:  # a bug in one row must not end a batch of thousands; the row says what happened
@@ -63,10 +73,14 @@ def _check_same_inputs(tasks: list, results: "Results", out) -> None:
             continue
         for k, now in input_columns(task).items():
             if k != "budget" and stored.get(k, "") != now:
-                raise InvalidParameter("out", out, f"holds id {abbreviated(task['key'])!r} certified with {k} = "
-                                                   f"{abbreviated(stored.get(k, ''))!r}, the input now says "
-                                                   f"{abbreviated(now)!r}: use a new --out, or delete that line to "
-                                                   "certify it again")
+                raise InvalidParameter(
+                    "out",
+                    out,
+                    f"holds id {abbreviated(task['key'])!r} certified with {k} = "
+                    f"{abbreviated(stored.get(k, ''))!r}, the input now says "
+                    f"{abbreviated(now)!r}: use a new --out, or delete that line to "
+                    "certify it again",
+                )
 
 
 def _same_file(a, b) -> bool:
@@ -76,8 +90,19 @@ def _same_file(a, b) -> bool:
         return Path(a).resolve() == Path(b).resolve()
 
 
-def run_batch(path, out, *, executor="local", scheduler=None, workers=None, direction="both", budget="60",
-              strict=False, digits=8, progress=None) -> dict:
+def run_batch(
+    path,
+    out,
+    *,
+    executor="local",
+    scheduler=None,
+    workers=None,
+    direction="both",
+    budget="60",
+    strict=False,
+    digits=8,
+    progress=None,
+) -> dict:
     """Certify every row of `path` not yet in `out`, appending results as they finish; returns a summary.
     Raises RowErrors at the end when a row (of this run) has verdict "error"."""
     executors.check(executor, scheduler, workers)
@@ -86,26 +111,39 @@ def run_batch(path, out, *, executor="local", scheduler=None, workers=None, dire
     rows = read_rows(path)
     results = Results(out)
     defaults = {"direction": direction, "budget": str(budget), "strict": "true" if strict else "false"}
-    tasks = [{"key": key(values), "line": line, "values": values, "defaults": defaults, "digits": digits}
-             for line, values in rows]
+    tasks = [
+        {"key": key(values), "line": line, "values": values, "defaults": defaults, "digits": digits}
+        for line, values in rows
+    ]
     _check_same_inputs(tasks, results, out)
     todo = [t for t in tasks if t["key"] not in results.done]
     counts = dict.fromkeys(("certified", "refuted", "inconclusive", "error"), 0)
     first_error = None
     start = time.perf_counter()
     with results:
-        for n, (i, row) in enumerate(executors.completed(certify_row, todo, executor, scheduler=scheduler,
-                                                         workers=workers), 1):
+        for n, (i, row) in enumerate(
+            executors.completed(certify_row, todo, executor, scheduler=scheduler, workers=workers), 1
+        ):
             results.write(row)
             counts[row["verdict"]] += 1
             if row["verdict"] == "error" and first_error is None:
                 first_error = f"line {todo[i]['line']} (id {row['id']}): {row['error']}"
             if progress:
                 progress(f"{n}/{len(todo)} rows, {row['id']}: {row['verdict']}")
-    summary = {"command": "certify", "batch": str(path), "out": str(out), "executor": executor, "rows": len(tasks),
-               "skipped": len(tasks) - len(todo), "computed": len(todo), "verdicts": counts,
-               "seconds": round(time.perf_counter() - start, 3)}
+    summary = {
+        "command": "certify",
+        "batch": str(path),
+        "out": str(out),
+        "executor": executor,
+        "rows": len(tasks),
+        "skipped": len(tasks) - len(todo),
+        "computed": len(todo),
+        "verdicts": counts,
+        "seconds": round(time.perf_counter() - start, 3),
+    }
     if counts["error"]:
-        raise RowErrors(f"{counts['error']} of {len(todo)} rows have verdict error (reasons in the error column of "
-                        f"{out}; the other rows are written); first: {first_error}")
+        raise RowErrors(
+            f"{counts['error']} of {len(todo)} rows have verdict error (reasons in the error column of "
+            f"{out}; the other rows are written); first: {first_error}"
+        )
     return summary

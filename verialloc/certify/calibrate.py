@@ -15,6 +15,7 @@ probe whose first step does not fit in them (cost model, verialloc.cost), that i
 that a method refuses (UnsupportedRequest, e.g. pld's grid at a tiny σ) ends the search; what is certified so far is returned with `converged` false and the stop reason. A target ε <= 0 is refused (ε(δ) <= 0 means a total
 variation distance <= δ, out of reach within the σ range searched; pure ε = 0 needs σ = ∞).
 """
+
 from __future__ import annotations
 
 import math
@@ -34,7 +35,7 @@ from .refine import certify
 from .verdict import make_claim
 
 SIG_DIGITS = 7
-SIGMA_RANGE = (Fraction(1, 1000), Fraction(10 ** 5))
+SIGMA_RANGE = (Fraction(1, 1000), Fraction(10**5))
 DEFAULT_TOLERANCE = "1e-3"
 DEFAULT_BUDGET = 300
 
@@ -57,8 +58,17 @@ class Calibration:
         return self.reason == "tolerance met"
 
 
-def calibrate(template: Config, target_epsilon, delta, *, direction: str = "both", tolerance=DEFAULT_TOLERANCE,
-              budget=DEFAULT_BUDGET, progress=None, strict: bool = False) -> Calibration:
+def calibrate(
+    template: Config,
+    target_epsilon,
+    delta,
+    *,
+    direction: str = "both",
+    tolerance=DEFAULT_TOLERANCE,
+    budget=DEFAULT_BUDGET,
+    progress=None,
+    strict: bool = False,
+) -> Calibration:
     """Bracket the smallest σ with certified ε(δ) ≤ target_epsilon for `template` with Gaussian(σ) noise;
     strict=True runs every probe with `certify(strict=True)` (rigorous bounds only)."""
     if not isinstance(template.mechanism, Gaussian):
@@ -67,9 +77,12 @@ def calibrate(template: Config, target_epsilon, delta, *, direction: str = "both
     if target < 0:
         raise InvalidParameter("target-epsilon", target_epsilon, "must be > 0")
     if target == 0:
-        raise InvalidParameter("target-epsilon", target_epsilon,
-                               "must be > 0: epsilon = 0 (pure DP) needs sigma = infinity, and at delta > 0 it means "
-                               "a total variation distance <= delta, far outside the calibrated sigma range")
+        raise InvalidParameter(
+            "target-epsilon",
+            target_epsilon,
+            "must be > 0: epsilon = 0 (pure DP) needs sigma = infinity, and at delta > 0 it means "
+            "a total variation distance <= delta, far outside the calibrated sigma range",
+        )
     claim = make_claim(delta=delta, claimed_epsilon=target_epsilon)
     tol = positive("tolerance", tolerance)
     seconds = as_float("budget", budget, positive)
@@ -85,8 +98,9 @@ def calibrate(template: Config, target_epsilon, delta, *, direction: str = "both
         left = seconds - (time.perf_counter() - start)
         t0 = time.perf_counter()
         try:
-            result = _run_probe(replace(template, mechanism=Gaussian(sigma)), claim, direction, max(left, 1e-3),
-                                progress, strict)
+            result = _run_probe(
+                replace(template, mechanism=Gaussian(sigma)), claim, direction, max(left, 1e-3), progress, strict
+            )
         except BudgetExceeded:
             if not probes:
                 raise  # not even one probe fits the whole budget: refuse, naming the parameter
@@ -156,8 +170,9 @@ def _run_probe(config: Config, claim, direction: str, left: float, progress, str
     running at the deadline. The probe runs in a child process (runtime.child: killed at the deadline, so a
     certify step already running cannot overrun the budget); its progress stages come back as they happen."""
     try:
-        return child.run(_probe, config, claim, direction, left, strict, timeout=left,
-                         progress=progress or (lambda stage: None))
+        return child.run(
+            _probe, config, claim, direction, left, strict, timeout=left, progress=progress or (lambda stage: None)
+        )
     except child.ChildTimeout:
         return None
 

@@ -18,6 +18,7 @@ remaining budget, when a step tightens the bracket by less than MIN_GAIN, or whe
 the first step fits (nothing certified yet), `cost.BudgetExceeded` is raised before any work, naming the
 parameter that drives the cost and the nearest feasible setting.
 """
+
 from __future__ import annotations
 
 import time
@@ -66,7 +67,7 @@ class Step:
     seconds: float
     error_kind: str
     budget: dict
-    skipped: bool = False   # strict mode: recorded, not intersected (its error is estimated, not bounded)
+    skipped: bool = False  # strict mode: recorded, not intersected (its error is estimated, not bounded)
 
     @property
     def rigorous(self) -> bool:
@@ -122,8 +123,16 @@ class Certificate:
 
 
 @serialized
-def certify(config: Config, claim: Claim, direction: str = "both", budget=DEFAULT_BUDGET, progress=None,
-            loss_steps=LOSS_STEPS, use_exact: bool = True, strict: bool = False) -> Certificate:
+def certify(
+    config: Config,
+    claim: Claim,
+    direction: str = "both",
+    budget=DEFAULT_BUDGET,
+    progress=None,
+    loss_steps=LOSS_STEPS,
+    use_exact: bool = True,
+    strict: bool = False,
+) -> Certificate:
     """Certified bracket and verdict for `claim` about `config`, refined within `budget` seconds (schedule above).
 
     use_exact=False skips step 1 (pld only); loss_steps replaces the pld schedule; strict=True decides on
@@ -187,8 +196,22 @@ def certify(config: Config, claim: Claim, direction: str = "both", budget=DEFAUL
         if new > (1 - MIN_GAIN) * width or (mp.isinf(width) and mp.isinf(new)):
             reason = "refinement no longer tightens the bracket (limit of the pld method here)"
             break
-    return Certificate(claim, config, d, lower, upper, lo_i, hi_i, verdict, steps, reason, seconds,
-                       time.perf_counter() - start, table, strict)
+    return Certificate(
+        claim,
+        config,
+        d,
+        lower,
+        upper,
+        lo_i,
+        hi_i,
+        verdict,
+        steps,
+        reason,
+        seconds,
+        time.perf_counter() - start,
+        table,
+        strict,
+    )
 
 
 def _sane(x, side: str) -> mp.mpf:
@@ -221,10 +244,13 @@ def exact_is_cheap(config: Config) -> bool:
     n = config.steps * config.epochs
     pairs = config.mechanism.finite_pairs()
     if pairs is not None:
-        sizes = [composition_sizes(pair, config.scheme, config.steps, k=config.k, epochs=config.epochs)
-                 for pair in pairs]
-        return all(composed <= EXACT_MAX_COUNTS and atoms * splits <= EXACT_TERMS_PER_ATOM * EXACT_MAX_COUNTS
-                   for atoms, splits, composed in sizes)
+        sizes = [
+            composition_sizes(pair, config.scheme, config.steps, k=config.k, epochs=config.epochs) for pair in pairs
+        ]
+        return all(
+            composed <= EXACT_MAX_COUNTS and atoms * splits <= EXACT_TERMS_PER_ATOM * EXACT_MAX_COUNTS
+            for atoms, splits, composed in sizes
+        )
     if exact_accountant.composition(config) is not None:
         return True
     return n <= 2 and (config.scheme == "poisson" or config.k in (1, config.steps))
@@ -241,9 +267,18 @@ def _exact_step(config: Config, claim: Claim, direction: str) -> Step | None:
     lo, hi = _widen(mp.mpf(b.lower), -1), _widen(mp.mpf(b.upper), +1)
     if claim.quantity == "delta":
         lo, hi = max(lo, mp.mpf(0)), min(hi, mp.mpf(1))
-    return Step("exact", {"digits": EXACT_DIGITS}, lo, hi, time.perf_counter() - t0, kind,
-                {"widening": f"relative {mp.nstr(EXACT_WIDEN, 3)} (printed digits"
-                 + (f", {LABELS.get(kind, kind)})" if kind not in RIGOROUS else ")")})
+    return Step(
+        "exact",
+        {"digits": EXACT_DIGITS},
+        lo,
+        hi,
+        time.perf_counter() - t0,
+        kind,
+        {
+            "widening": f"relative {mp.nstr(EXACT_WIDEN, 3)} (printed digits"
+            + (f", {LABELS.get(kind, kind)})" if kind not in RIGOROUS else ")")
+        },
+    )
 
 
 def settings_for(claim: Claim, loss_step: float) -> Settings:
@@ -261,17 +296,35 @@ def _pld_step(config: Config, claim: Claim, direction: str, loss_step: float, ep
     floor = None
     if claim.quantity == "delta" and 0 < claim.value < pipeline.TINY_DELTA:
         floor = float(claim.value)
-    ans = pipeline.answer(config, claim.quantity, claim.at, direction, settings, epsilon_max=eps_hint or 0.0,
-                          delta_floor=floor, progress=progress)
+    ans = pipeline.answer(
+        config,
+        claim.quantity,
+        claim.at,
+        direction,
+        settings,
+        epsilon_max=eps_hint or 0.0,
+        delta_floor=floor,
+        progress=progress,
+    )
     table = ans.table
     budget = {
-        d.value: {"truncated": {b: table[d, b].truncated for b in ("lower", "upper")},
-                  "float_error": {b: table[d, b].float_error for b in ("lower", "upper")},
-                  "evaluation_rounding": {b: table[d, b].evaluation_rounding() for b in ("lower", "upper")}}
-        for d in ans.ends}
+        d.value: {
+            "truncated": {b: table[d, b].truncated for b in ("lower", "upper")},
+            "float_error": {b: table[d, b].float_error for b in ("lower", "upper")},
+            "evaluation_rounding": {b: table[d, b].evaluation_rounding() for b in ("lower", "upper")},
+        }
+        for d in ans.ends
+    }
     budget["notes"] = list(table.notes) + [n for end in ans.ends.values() for n in end.notes if n not in table.notes]
-    step = Step("pld", {"loss_step": loss_step, "tail": settings.tail}, mp.mpf(ans.lower), mp.mpf(ans.upper), 0.0,
-                "bound", budget)
+    step = Step(
+        "pld",
+        {"loss_step": loss_step, "tail": settings.tail},
+        mp.mpf(ans.lower),
+        mp.mpf(ans.upper),
+        0.0,
+        "bound",
+        budget,
+    )
     return step, table, (ans.epsilon_max if claim.quantity == "epsilon" else None)
 
 

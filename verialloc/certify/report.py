@@ -5,6 +5,7 @@ Decimals are rounded outward (lower down, upper up; `verialloc.formatting.decima
 verdict gets more digits than asked for when fewer would put the claim on the wrong side of it (`shown`): a refuted
 claim is always below the printed lower end, a certified claim never below the printed upper end.
 """
+
 from __future__ import annotations
 
 import json
@@ -38,8 +39,11 @@ def shown(x, digits: int, rounding: str, claim: Fraction | None = None) -> str:
         return str(x)
     for n in range(digits, MAX_DIGITS + 1):
         text = decimal(x, n, rounding)
-        if claim is None or (compare(claim, text) < 0 or compare(claim, x) >= 0 if rounding == "down"
-                             else compare(claim, text) >= 0 or compare(claim, x) < 0):
+        if claim is None or (
+            compare(claim, text) < 0 or compare(claim, x) >= 0
+            if rounding == "down"
+            else compare(claim, text) >= 0 or compare(claim, x) < 0
+        ):
             return text
     return _exact_decimal(rational(x))
 
@@ -59,18 +63,34 @@ def certificate_json(cert: Certificate, digits: int = DIGITS) -> dict:
     refinement steps, claim, config. The bracket ends follow `shown` (digits added where the verdict needs them)."""
     claim = cert.claim.value
     return {
-        "command": "certify", **cert.config.as_dict(), **cert.claim.as_dict(), "direction": cert.direction,
-        "verdict": cert.verdict, "lower": shown(cert.lower, digits, "down", claim),
-        "upper": shown(cert.upper, digits, "up", claim), "digits": digits,
+        "command": "certify",
+        **cert.config.as_dict(),
+        **cert.claim.as_dict(),
+        "direction": cert.direction,
+        "verdict": cert.verdict,
+        "lower": shown(cert.lower, digits, "down", claim),
+        "upper": shown(cert.upper, digits, "up", claim),
+        "digits": digits,
         "method": cert.methods,  # per side: the step that certified it (exact | quadrature | pld | none)
         "error_kind": cert.error_kinds,
-        "rigorous": cert.rigorous, "strict": cert.strict,
+        "rigorous": cert.rigorous,
+        "strict": cert.strict,
         "error_budget": {w: s.budget if (s := cert.side(w)) is not None else {} for w in ("lower", "upper")},
-        "refinement": [{"method": s.method, "settings": s.settings, "lower": shown(s.lower, digits, "down"),
-                        "upper": shown(s.upper, digits, "up"), "seconds": round(s.seconds, 3),
-                        "error_kind": s.error_kind, "skipped": s.skipped}
-                       for s in cert.steps],
-        "stop_reason": cert.stop_reason, "budget_seconds": cert.budget_seconds, "elapsed_seconds": round(cert.elapsed, 3),
+        "refinement": [
+            {
+                "method": s.method,
+                "settings": s.settings,
+                "lower": shown(s.lower, digits, "down"),
+                "upper": shown(s.upper, digits, "up"),
+                "seconds": round(s.seconds, 3),
+                "error_kind": s.error_kind,
+                "skipped": s.skipped,
+            }
+            for s in cert.steps
+        ],
+        "stop_reason": cert.stop_reason,
+        "budget_seconds": cert.budget_seconds,
+        "elapsed_seconds": round(cert.elapsed, 3),
     }
 
 
@@ -88,17 +108,22 @@ def render_text(out: dict) -> str:
         verdict += " (rests on an estimated error, not a bound; --strict decides on rigorous bounds only)"
     elif out.get("strict"):
         verdict += " (strict: rigorous bounds only)"
-    lines = [f"{out['mechanism']}({params}), {out['scheme']} steps={out['steps']} k={out['k']} epochs={out['epochs']}"
-             + (f" rate={out['rate']}" if "rate" in out else ""),
-             f"claim: {q}({target}={out[target]}) <= {out['claimed']}  [direction {out['direction']}]",
-             f"certified {q}: [{out['lower']}, {out['upper']}]  (lower by {_label(out['method']['lower'])}, "
-             f"upper by {_label(out['method']['upper'])})",
-             verdict, "steps:"]
+    lines = [
+        f"{out['mechanism']}({params}), {out['scheme']} steps={out['steps']} k={out['k']} epochs={out['epochs']}"
+        + (f" rate={out['rate']}" if "rate" in out else ""),
+        f"claim: {q}({target}={out[target]}) <= {out['claimed']}  [direction {out['direction']}]",
+        f"certified {q}: [{out['lower']}, {out['upper']}]  (lower by {_label(out['method']['lower'])}, "
+        f"upper by {_label(out['method']['upper'])})",
+        verdict,
+        "steps:",
+    ]
     for s in out["refinement"]:
         knobs = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in s["settings"].items())
         kind = _label(s["error_kind"]) + ("; skipped: --strict" if s.get("skipped") else "")
         lines.append(f"  {s['method']:5s} {knobs:32s} [{s['lower']}, {s['upper']}]  {s['seconds']:.2f} s ({kind})")
-    lines.append(f"stopped: {out['stop_reason']} (elapsed {out['elapsed_seconds']:.1f} s of {out['budget_seconds']:g} s)")
+    lines.append(
+        f"stopped: {out['stop_reason']} (elapsed {out['elapsed_seconds']:.1f} s of {out['budget_seconds']:g} s)"
+    )
     return "\n".join(lines)
 
 
@@ -124,6 +149,7 @@ def write_report(cert: Certificate, path, digits: int = DIGITS) -> Path:
     the plot, saying why, when the pld method cannot represent the configuration (`profile`)."""
     try:
         import matplotlib
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
@@ -167,11 +193,13 @@ def _plot(cert: Certificate, path: Path, eps, lo, hi, plt) -> list:
         raise InvalidParameter("report", path, f"cannot write {png.name} ({exc.strerror})") from None
     finally:
         plt.close(fig)
-    return [f"![certified privacy profile]({png.name})", "",
-            "Both curves are certified bounds (float64 budgets included) from the last pld step "
-            "(or the schedule's first settings when the exact method decided)."]
+    return [
+        f"![certified privacy profile]({png.name})",
+        "",
+        "Both curves are certified bounds (float64 budgets included) from the last pld step "
+        "(or the schedule's first settings when the exact method decided).",
+    ]
 
 
 def _budget_text(budget: dict) -> str:
     return json.dumps(budget, indent=1)
-

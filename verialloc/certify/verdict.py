@@ -8,6 +8,7 @@ pair of a configuration (F2, F3, F8). With a certified bracket [lower, upper] of
 Comparisons are exact (`compare`): bracket ends are binary mpf/float values read exactly, at any magnitude (an ε of
 5e319 or a δ of e^(−5e599) is an mpf beyond float64; it is compared by its binary exponent, never expanded).
 """
+
 from __future__ import annotations
 
 import re
@@ -55,22 +56,29 @@ def make_claim(*, delta=None, claimed_epsilon=None, epsilon=None, claimed_delta=
     eps_pair = delta is not None or claimed_epsilon is not None
     delta_pair = epsilon is not None or claimed_delta is not None
     if eps_pair and delta_pair:
-        raise InvalidParameter("claim", "both", "give either --delta with --claimed-epsilon or --epsilon with "
-                               "--claimed-delta, not both")
+        raise InvalidParameter(
+            "claim", "both", "give either --delta with --claimed-epsilon or --epsilon with --claimed-delta, not both"
+        )
     if eps_pair:
         if delta is None or claimed_epsilon is None:
             missing = "delta" if delta is None else "claimed-epsilon"
-            raise InvalidParameter(missing, "(missing)", "--delta D (in (0, 1)) and --claimed-epsilon X (>= 0) go together")
+            raise InvalidParameter(
+                missing, "(missing)", "--delta D (in (0, 1)) and --claimed-epsilon X (>= 0) go together"
+            )
         return Claim("epsilon", open_unit("delta", delta), _non_negative("claimed-epsilon", claimed_epsilon))
     if delta_pair:
         if epsilon is None or claimed_delta is None:
             missing = "epsilon" if epsilon is None else "claimed-delta"
-            raise InvalidParameter(missing, "(missing)", "--epsilon EPS (real) and --claimed-delta Y (in [0, 1)) go together")
+            raise InvalidParameter(
+                missing, "(missing)", "--epsilon EPS (real) and --claimed-delta Y (in [0, 1)) go together"
+            )
         value = _non_negative("claimed-delta", claimed_delta)
         if value >= 1:
             raise InvalidParameter("claimed-delta", claimed_delta, "must lie in [0, 1)")
         return Claim("delta", real("epsilon", epsilon), value)
-    raise InvalidParameter("claim", "(missing)", "give --delta D --claimed-epsilon X or --epsilon EPS --claimed-delta Y")
+    raise InvalidParameter(
+        "claim", "(missing)", "give --delta D --claimed-epsilon X or --epsilon EPS --claimed-delta Y"
+    )
 
 
 def _non_negative(name: str, value) -> Fraction:
@@ -82,8 +90,10 @@ def _non_negative(name: str, value) -> Fraction:
 
 #: log10(2) to 40 digits, rounded down and up: decimal magnitudes of binary integers (`_log10_bounds`)
 _DECIMAL = re.compile(r"(-?)(\d+)(?:\.(\d*))?(?:e([+-]?\d+))?$")
-LOG10_2 = (Fraction(3010299956639811952137388947244930267681, 10 ** 40),
-           Fraction(3010299956639811952137388947244930267682, 10 ** 40))
+LOG10_2 = (
+    Fraction(3010299956639811952137388947244930267681, 10**40),
+    Fraction(3010299956639811952137388947244930267682, 10**40),
+)
 
 
 def compare(q: Fraction, x) -> int:

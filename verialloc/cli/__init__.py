@@ -5,6 +5,7 @@
 parameter and its valid range; anything else is a bug and exits with status 3 and one line pointing to `--debug`
 (which prints the traceback). Ctrl-C exits 130 with one line; a closed stdout pipe (`| head`) exits 141 quietly.
 """
+
 from __future__ import annotations
 
 import os
@@ -28,16 +29,20 @@ _NEGATIVE_VALUE = re.compile(r"^-(\d|\.\d|inf|nan)", re.IGNORECASE)
 def version() -> str:
     try:
         from importlib.metadata import version as dist_version
+
         return dist_version("verialloc")
     except Exception:  # not installed (source tree on sys.path)
         from .. import __version__
+
         return __version__
 
 
 def build_parser() -> Parser:
-    parser = Parser(prog="verialloc", description="Certified privacy accounting for random allocation and Poisson "
-                                                  "subsampling.",
-                    epilog="--debug (anywhere on the line) prints the traceback of any error.")
+    parser = Parser(
+        prog="verialloc",
+        description="Certified privacy accounting for random allocation and Poisson subsampling.",
+        epilog="--debug (anywhere on the line) prints the traceback of any error.",
+    )
     parser.add_argument("--version", action="version", version=f"verialloc {version()}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     for module in SUBCOMMANDS:
@@ -104,8 +109,12 @@ def main(argv: list[str] | None = None) -> int:
     except VeriallocError as exc:
         return _fail(debug, f"verialloc: error: {_one_line(exc)}", USER_ERROR)
     except InternalError as exc:
-        return _fail(debug, f"verialloc: internal error (a bug, please report it with the command line): "
-                            f"{_one_line(exc)}; rerun with --debug for the traceback", INTERNAL_ERROR)
+        return _fail(
+            debug,
+            f"verialloc: internal error (a bug, please report it with the command line): "
+            f"{_one_line(exc)}; rerun with --debug for the traceback",
+            INTERNAL_ERROR,
+        )
     except OSError as exc:
         if exc.filename is not None:  # a file named on the command line cannot be read or written
             return _fail(debug, f"verialloc: error: cannot access {exc.filename}: {exc.strerror or exc}", USER_ERROR)
@@ -130,8 +139,12 @@ def _execute(argv: list[str]) -> int:
 
 def _internal(debug: bool, exc: BaseException) -> int:
     what = f"{type(exc).__name__}: {_one_line(exc)}" if str(exc) else type(exc).__name__
-    return _fail(debug, f"verialloc: internal error ({what}); this is a bug: rerun with --debug for the traceback "
-                        "and report it with the command line", INTERNAL_ERROR)
+    return _fail(
+        debug,
+        f"verialloc: internal error ({what}); this is a bug: rerun with --debug for the traceback "
+        "and report it with the command line",
+        INTERNAL_ERROR,
+    )
 
 
 def _fail(debug: bool, line: str, status: int) -> int:

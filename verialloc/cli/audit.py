@@ -8,6 +8,7 @@
 Default: every installed accountant on the shipped golden table. With a configuration, its certified bracket
 is computed first (method pld by default) and that single entry is audited.
 """
+
 from __future__ import annotations
 
 from ..errors import InvalidParameter, UnsupportedRequest
@@ -17,12 +18,19 @@ from .executors import add_executor_flags, executor_args
 
 
 def register(sub) -> None:
-    p = sub.add_parser("audit", help="audit third-party accountants against certified brackets",
-                       description="Audit third-party accountants against verialloc's certified brackets.")
+    p = sub.add_parser(
+        "audit",
+        help="audit third-party accountants against certified brackets",
+        description="Audit third-party accountants against verialloc's certified brackets.",
+    )
     p.add_argument("--accountants", help="comma-separated accountant names (default: all installed); see --list")
     p.add_argument("--entries", help="comma-separated golden entry ids (default: the whole golden table)")
-    p.add_argument("--loose-percent", default="10", help="LOOSE when reported > certified upper by more than X%% (default 10)")
-    p.add_argument("--timeout", default="300", help="seconds per accountant call before it is flagged TIMEOUT (default 300)")
+    p.add_argument(
+        "--loose-percent", default="10", help="LOOSE when reported > certified upper by more than X%% (default 10)"
+    )
+    p.add_argument(
+        "--timeout", default="300", help="seconds per accountant call before it is flagged TIMEOUT (default 300)"
+    )
     p.add_argument("--markdown", metavar="FILE", help="also write the report as a Markdown table to FILE")
     p.add_argument("--list", action="store_true", help="list accountants (installed or not) and golden entries")
     add_config_flags(p, steps_required=False)
@@ -36,6 +44,7 @@ def register(sub) -> None:
 
 def _accountants(args) -> list:
     from ..audit.adapters import NotInstalled, registry
+
     reg = registry()
     if not args.accountants:
         return [a for a in reg.values() if a.installed()]
@@ -51,6 +60,7 @@ def _accountants(args) -> list:
 
 def _entries(args) -> list[dict]:
     from ..audit import golden
+
     if args.mechanism is not None:
         return [_config_entry(args)]
     entries = golden.load()["entries"]
@@ -67,6 +77,7 @@ def _entries(args) -> list[dict]:
 def _config_entry(args) -> dict:
     """A one-off entry for the configuration given by flags (its bracket computed now)."""
     from ..audit.golden.generate import compute
+
     if args.steps is None:
         raise InvalidParameter("steps", "(missing)", "--steps is required with --mechanism")
     if args.mechanism != "gaussian":
@@ -80,9 +91,20 @@ def _config_entry(args) -> dict:
     else:
         positive("epsilon", args.epsilon)
         quantity, target = "delta", args.epsilon
-    spec = {"id": "config", "config": {"mechanism": "gaussian", "sigma": args.sigma, "scheme": config.scheme,
-                                       "steps": config.steps, "k": config.k, "epochs": config.epochs},
-            "quantity": quantity, "target": target, "method": args.method}
+    spec = {
+        "id": "config",
+        "config": {
+            "mechanism": "gaussian",
+            "sigma": args.sigma,
+            "scheme": config.scheme,
+            "steps": config.steps,
+            "k": config.k,
+            "epochs": config.epochs,
+        },
+        "quantity": quantity,
+        "target": target,
+        "method": args.method,
+    }
     if config.scheme == "poisson":
         spec["config"]["rate"] = str(config.rate)
     if args.method not in ("pld", "exact"):
@@ -94,11 +116,24 @@ def run(args) -> dict:
     from ..audit import golden, report
     from ..audit.adapters import registry
     from ..audit.runner import audit
+
     if args.list:
-        return {"command": "audit", "list": True,
-                "accountants": [{"name": a.name, "package": a.package, "installed": a.installed(),
-                                 "direction": a.direction, "claims": a.claims, "call": a.call} for a in registry().values()],
-                "entries": [e["id"] for e in golden.load()["entries"]]}
+        return {
+            "command": "audit",
+            "list": True,
+            "accountants": [
+                {
+                    "name": a.name,
+                    "package": a.package,
+                    "installed": a.installed(),
+                    "direction": a.direction,
+                    "claims": a.claims,
+                    "call": a.call,
+                }
+                for a in registry().values()
+            ],
+            "entries": [e["id"] for e in golden.load()["entries"]],
+        }
     loose = as_float("loose-percent", args.loose_percent, nonnegative)
     accountants = _accountants(args)
     if not accountants:
@@ -107,9 +142,12 @@ def run(args) -> dict:
     where = executor_args(args)
     rows = audit(accountants, _entries(args), loose, progress=progress_bar(), timeout=timeout, **where)
     if not rows:  # an empty table with exit 0 read as "all OK"
-        raise UnsupportedRequest("accountants", ",".join(a.name for a in accountants),
-                                 "none of them serves these entries (an empty table is no audit); `verialloc audit "
-                                 "--list` shows the accountants, their packages and what they claim")
+        raise UnsupportedRequest(
+            "accountants",
+            ",".join(a.name for a in accountants),
+            "none of them serves these entries (an empty table is no audit); `verialloc audit "
+            "--list` shows the accountants, their packages and what they claim",
+        )
     meta = {"command": "audit", "loose_percent": loose, "timeout": timeout}
     if args.mechanism is None:
         table = golden.load()
@@ -123,9 +161,13 @@ def run(args) -> dict:
 
 def render(out: dict) -> str:
     from ..audit import report
+
     if out.get("list"):
         lines = ["accountants:"]
-        lines += [f"  {a['name']:32s} {'installed' if a['installed'] else 'missing  '} {a['package']:18s} "
-                  f"{a['direction']:6s} claims {a['claims']}" for a in out["accountants"]]
+        lines += [
+            f"  {a['name']:32s} {'installed' if a['installed'] else 'missing  '} {a['package']:18s} "
+            f"{a['direction']:6s} claims {a['claims']}"
+            for a in out["accountants"]
+        ]
         return "\n".join(lines + ["golden entries:"] + [f"  {e}" for e in out["entries"]])
     return report.to_terminal(out["rows"])

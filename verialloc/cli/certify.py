@@ -1,14 +1,15 @@
 """`verialloc certify` and `verialloc calibrate` (docs/certify.md).
 
-    verialloc certify   (--config FILE.json|FILE.toml | --mechanism M [params] --steps T [...])
-                        (--delta D --claimed-epsilon X | --epsilon EPS --claimed-delta Y)
-                        [--direction remove|add|both] [--budget SECONDS] [--strict] [--digits N]
-                        [--report FILE.md] [--json]
-    verialloc certify   --batch CLAIMS.csv|.jsonl --out RESULTS.csv|.jsonl [--executor local|process|dask]
-                        [--scheduler ADDRESS] [--workers N] [--direction ...] [--budget S] [--strict] [--digits N]
-    verialloc calibrate (--config FILE | --steps T [--scheme ...]) --target-epsilon E --delta D
-                        [--tolerance REL] [--direction ...] [--budget SECONDS] [--json]
+verialloc certify   (--config FILE.json|FILE.toml | --mechanism M [params] --steps T [...])
+                    (--delta D --claimed-epsilon X | --epsilon EPS --claimed-delta Y)
+                    [--direction remove|add|both] [--budget SECONDS] [--strict] [--digits N]
+                    [--report FILE.md] [--json]
+verialloc certify   --batch CLAIMS.csv|.jsonl --out RESULTS.csv|.jsonl [--executor local|process|dask]
+                    [--scheduler ADDRESS] [--workers N] [--direction ...] [--budget S] [--strict] [--digits N]
+verialloc calibrate (--config FILE | --steps T [--scheme ...]) --target-epsilon E --delta D
+                    [--tolerance REL] [--direction ...] [--budget SECONDS] [--json]
 """
+
 from __future__ import annotations
 
 from decimal import Decimal
@@ -29,32 +30,54 @@ from .executors import add_executor_flags, executor_args
 
 
 def register(sub) -> None:
-    p = sub.add_parser("certify", help="certify or refute a claimed (ε, δ) for a configuration",
-                       description="Certified bracket of the true ε(δ) or δ(ε) and a verdict on the claim.")
+    p = sub.add_parser(
+        "certify",
+        help="certify or refute a claimed (ε, δ) for a configuration",
+        description="Certified bracket of the true ε(δ) or δ(ε) and a verdict on the claim.",
+    )
     _common(p)
     p.add_argument("--delta", help="target δ in (0, 1) (with --claimed-epsilon)")
     p.add_argument("--claimed-epsilon", help="claimed ε >= 0 at --delta")
     p.add_argument("--epsilon", help="target ε (with --claimed-delta)")
     p.add_argument("--claimed-delta", help="claimed δ in [0, 1) at --epsilon")
     p.add_argument("--budget", default=str(DEFAULT_BUDGET), help=f"seconds of refinement (default {DEFAULT_BUDGET})")
-    p.add_argument("--strict", action="store_true",
-                   help="decide on rigorous bounds only (exact or pld); skip estimated quadrature errors")
-    p.add_argument("--digits", default=str(DIGITS),
-                   help=f"significant digits of the printed bracket, rounded outward (default {DIGITS}); an end "
-                        "that decides the verdict gets more when fewer would misplace the claim")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="decide on rigorous bounds only (exact or pld); skip estimated quadrature errors",
+    )
+    p.add_argument(
+        "--digits",
+        default=str(DIGITS),
+        help=f"significant digits of the printed bracket, rounded outward (default {DIGITS}); an end "
+        "that decides the verdict gets more when fewer would misplace the claim",
+    )
     p.add_argument("--report", help="write a Markdown report (and a PNG profile plot next to it)")
-    p.add_argument("--from-opacus-history", metavar="FILE",
-                   help='the configuration of an opacus accountant history: JSON [[sigma, q, steps], ...] or '
-                        '{"history": [...]} (docs/integrations.md); replaces --config and the configuration flags')
-    p.add_argument("--batch", metavar="FILE", help="certify every row of a .csv or .jsonl table of claims (keys: the "
-                                                   "configuration keys, the claim, direction, budget, strict, id)")
-    p.add_argument("--out", metavar="FILE", help="with --batch: results .csv or .jsonl, appended row by row; rows "
-                                                 "already in it are skipped (resume)")
+    p.add_argument(
+        "--from-opacus-history",
+        metavar="FILE",
+        help="the configuration of an opacus accountant history: JSON [[sigma, q, steps], ...] or "
+        '{"history": [...]} (docs/integrations.md); replaces --config and the configuration flags',
+    )
+    p.add_argument(
+        "--batch",
+        metavar="FILE",
+        help="certify every row of a .csv or .jsonl table of claims (keys: the "
+        "configuration keys, the claim, direction, budget, strict, id)",
+    )
+    p.add_argument(
+        "--out",
+        metavar="FILE",
+        help="with --batch: results .csv or .jsonl, appended row by row; rows already in it are skipped (resume)",
+    )
     add_executor_flags(p, "rows of --batch")
     p.set_defaults(run=run_certify, render=render_certify)
 
-    c = sub.add_parser("calibrate", help="smallest Gaussian σ with certified ε(δ) <= a target",
-                       description="Bisection in σ (monotone, I5) with certified probes.")
+    c = sub.add_parser(
+        "calibrate",
+        help="smallest Gaussian σ with certified ε(δ) <= a target",
+        description="Bisection in σ (monotone, I5) with certified probes.",
+    )
     _common(c)
     c.add_argument("--target-epsilon", required=True, help="target ε > 0")
     c.add_argument("--delta", required=True, help="δ in (0, 1)")
@@ -76,8 +99,11 @@ def _config(args, *, calibrating: bool = False):
         raise InvalidParameter("steps", "(missing)", "--steps T (>= 1) or --config FILE is required")
     if calibrating:
         if args.mechanism not in (None, "gaussian") or args.sigma is not None:
-            raise InvalidParameter("sigma" if args.sigma is not None else "mechanism",
-                                   args.sigma or args.mechanism, "calibrate searches the Gaussian σ: omit it")
+            raise InvalidParameter(
+                "sigma" if args.sigma is not None else "mechanism",
+                args.sigma or args.mechanism,
+                "calibrate searches the Gaussian σ: omit it",
+            )
         args = SimpleNamespace(**{**vars(args), "mechanism": "gaussian", "sigma": "1"})
     elif args.mechanism is None:
         raise InvalidParameter("mechanism", "(missing)", "--mechanism M or --config FILE is required")
@@ -91,8 +117,9 @@ def run_certify(args) -> dict:
         if getattr(args, flag) not in (None, "local"):
             raise InvalidParameter(flag, getattr(args, flag), "applies only with --batch FILE --out FILE")
     config = _config(args) if args.from_opacus_history is None else _opacus_config(args)
-    claim = make_claim(delta=args.delta, claimed_epsilon=args.claimed_epsilon, epsilon=args.epsilon,
-                       claimed_delta=args.claimed_delta)
+    claim = make_claim(
+        delta=args.delta, claimed_epsilon=args.claimed_epsilon, epsilon=args.epsilon, claimed_delta=args.claimed_delta
+    )
     digits = _digits(args.digits)
     cert = certify(config, claim, args.direction, args.budget, progress=progress_bar(), strict=args.strict)
     out = certificate_json(cert, digits)
@@ -106,8 +133,11 @@ def _opacus_config(args):
     given = [f for f in CONFIG_FLAGS if getattr(args, f) not in (None, CONFIG_DEFAULTS.get(f))]
     if args.config is not None or given:
         flag = "config" if args.config is not None else given[0]
-        raise InvalidParameter(flag, abbreviated(getattr(args, flag)), f"--{flag} cannot be combined with "
-                               "--from-opacus-history (the history gives the whole configuration)")
+        raise InvalidParameter(
+            flag,
+            abbreviated(getattr(args, flag)),
+            f"--{flag} cannot be combined with --from-opacus-history (the history gives the whole configuration)",
+        )
     return config_from_opacus_history(args.from_opacus_history)
 
 
@@ -116,14 +146,36 @@ def _run_batch(args) -> dict:
     if args.batch is None or args.out is None:
         missing = "batch" if args.batch is None else "out"
         raise InvalidParameter(missing, "(missing)", "--batch CLAIMS and --out RESULTS go together")
-    given = [f for f in (*CONFIG_FLAGS, "config", "from_opacus_history", "delta", "claimed_epsilon", "epsilon",
-                         "claimed_delta", "report")
-             if getattr(args, f) not in (None, CONFIG_DEFAULTS.get(f))]
+    given = [
+        f
+        for f in (
+            *CONFIG_FLAGS,
+            "config",
+            "from_opacus_history",
+            "delta",
+            "claimed_epsilon",
+            "epsilon",
+            "claimed_delta",
+            "report",
+        )
+        if getattr(args, f) not in (None, CONFIG_DEFAULTS.get(f))
+    ]
     if given:
-        raise InvalidParameter(given[0].replace("_", "-"), getattr(args, given[0]),
-                               "cannot be combined with --batch (each row gives its configuration and claim)")
-    return run_batch(args.batch, args.out, **executor_args(args), direction=args.direction, budget=args.budget,
-                     strict=args.strict, digits=_digits(args.digits), progress=progress_bar("certify batch"))
+        raise InvalidParameter(
+            given[0].replace("_", "-"),
+            getattr(args, given[0]),
+            "cannot be combined with --batch (each row gives its configuration and claim)",
+        )
+    return run_batch(
+        args.batch,
+        args.out,
+        **executor_args(args),
+        direction=args.direction,
+        budget=args.budget,
+        strict=args.strict,
+        digits=_digits(args.digits),
+        progress=progress_bar("certify batch"),
+    )
 
 
 def render_certify(out: dict) -> str:
@@ -131,8 +183,10 @@ def render_certify(out: dict) -> str:
     if "batch" not in out:
         return render_text(out)
     counts = ", ".join(f"{n} {v}" for v, n in out["verdicts"].items())
-    return (f"certify batch {out['batch']} -> {out['out']}: {out['rows']} rows, {out['skipped']} already there, "
-            f"{out['computed']} computed in {out['seconds']:.1f} s (executor {out['executor']})\n  {counts}")
+    return (
+        f"certify batch {out['batch']} -> {out['out']}: {out['rows']} rows, {out['skipped']} already there, "
+        f"{out['computed']} computed in {out['seconds']:.1f} s (executor {out['executor']})\n  {counts}"
+    )
 
 
 def _digits(value) -> int:
@@ -143,16 +197,35 @@ def run_calibrate(args) -> dict:
     config = _config(args, calibrating=True)
     if args.config is not None and not isinstance(config.mechanism, Gaussian):
         raise InvalidParameter("mechanism", config.mechanism.name, "calibrate searches the Gaussian σ")
-    cal = calibrate(config, args.target_epsilon, args.delta, direction=args.direction, tolerance=args.tolerance,
-                    budget=args.budget, progress=progress_bar())
+    cal = calibrate(
+        config,
+        args.target_epsilon,
+        args.delta,
+        direction=args.direction,
+        tolerance=args.tolerance,
+        budget=args.budget,
+        progress=progress_bar(),
+    )
     return {
-        "command": "calibrate", **{k: v for k, v in config.as_dict().items() if k not in ("mechanism", "params")},
-        "target_epsilon": str(cal.target_epsilon), "delta": str(cal.delta), "tolerance": str(cal.tolerance),
-        "sigma_upper": _sigma(cal.sigma_upper), "sigma_lower": _sigma(cal.sigma_lower),
-        "converged": cal.converged, "reason": cal.reason,
-        "probes": [{"sigma": _sigma(s), "verdict": v, "epsilon_lower": decimal(lo, DIGITS, "down"),
-                    "epsilon_upper": decimal(hi, DIGITS, "up"), "seconds": round(sec, 3)}
-                   for s, v, lo, hi, sec in cal.probes],
+        "command": "calibrate",
+        **{k: v for k, v in config.as_dict().items() if k not in ("mechanism", "params")},
+        "target_epsilon": str(cal.target_epsilon),
+        "delta": str(cal.delta),
+        "tolerance": str(cal.tolerance),
+        "sigma_upper": _sigma(cal.sigma_upper),
+        "sigma_lower": _sigma(cal.sigma_lower),
+        "converged": cal.converged,
+        "reason": cal.reason,
+        "probes": [
+            {
+                "sigma": _sigma(s),
+                "verdict": v,
+                "epsilon_lower": decimal(lo, DIGITS, "down"),
+                "epsilon_upper": decimal(hi, DIGITS, "up"),
+                "seconds": round(sec, 3),
+            }
+            for s, v, lo, hi, sec in cal.probes
+        ],
     }
 
 
@@ -162,8 +235,10 @@ def _sigma(x) -> str | None:
 
 
 def render_calibration(out: dict) -> str:
-    lines = [f"calibrate Gaussian σ: {out['scheme']} steps={out['steps']} k={out['k']} epochs={out['epochs']}, "
-             f"target ε <= {out['target_epsilon']} at δ = {out['delta']}"]
+    lines = [
+        f"calibrate Gaussian σ: {out['scheme']} steps={out['steps']} k={out['k']} epochs={out['epochs']}, "
+        f"target ε <= {out['target_epsilon']} at δ = {out['delta']}"
+    ]
     lines.append(f"  sigma_upper = {out['sigma_upper']}  (certified: its upper ε <= target)")
     lines.append(f"  sigma_lower = {out['sigma_lower']}  (certified: its lower ε > target, so every σ <= it misses)")
     lines.append(f"  {out['reason']}; {len(out['probes'])} probes")

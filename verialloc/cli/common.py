@@ -1,4 +1,5 @@
 """Shared pieces of the command line: the one-line-error parser, configuration flags, bracket JSON, progress."""
+
 from __future__ import annotations
 
 import argparse
@@ -52,13 +53,18 @@ def add_config_flags(p: argparse.ArgumentParser, *, steps_required: bool = True)
     the Config is built (config_from_args), so that a config file can supply them; `steps_required` only shapes
     the help text (certify and audit take them optionally)."""
     need = "required unless --config" if steps_required else "or --config"
-    p.add_argument("--config", metavar="FILE",
-                   help="configuration file (.json or .toml; keys as the flags below, docs/cli.md) instead of the "
-                        "configuration flags; a configuration flag given with it is an error")
+    p.add_argument(
+        "--config",
+        metavar="FILE",
+        help="configuration file (.json or .toml; keys as the flags below, docs/cli.md) instead of the "
+        "configuration flags; a configuration flag given with it is an error",
+    )
     p.add_argument("--mechanism", help="|".join(MECHANISMS) + f" ({need})")
     for parameter in PARAMETERS:  # each mechanism's one parameter (mechanisms.registry), each flag once
-        p.add_argument(f"--{parameter}", help="; ".join(dict.fromkeys(
-            MECHANISMS[name].parameter_help for name in owners(parameter))))
+        p.add_argument(
+            f"--{parameter}",
+            help="; ".join(dict.fromkeys(MECHANISMS[name].parameter_help for name in owners(parameter))),
+        )
     p.add_argument("--scheme", help="allocation | poisson (default allocation)")
     p.add_argument("--steps", help=f"number of steps t >= 1 ({need})")
     p.add_argument("--k", help="steps per element (allocation), 1 <= k <= steps (default 1)")
@@ -76,9 +82,12 @@ def apply_config_file(args):
     if args.config is not None:
         given = [f for f in CONFIG_FLAGS if getattr(args, f) is not None]
         if given:
-            raise InvalidParameter(given[0], abbreviated(getattr(args, given[0])),
-                                   f"--{given[0]} cannot be combined with --config (the file gives the whole "
-                                   "configuration): drop the flag or the file")
+            raise InvalidParameter(
+                given[0],
+                abbreviated(getattr(args, given[0])),
+                f"--{given[0]} cannot be combined with --config (the file gives the whole "
+                "configuration): drop the flag or the file",
+            )
         for key, value in config_file.file_values(args.config).items():
             setattr(args, key, value)
     for key, default in CONFIG_DEFAULTS.items():
@@ -100,12 +109,17 @@ def bracket_json(b: Bracket, digits: int) -> dict:
         lo, hi = decimal(b.lower, digits, "down"), decimal(b.upper, digits, "up")
     out = {"lower": lo, "upper": hi, "error_kind": b.error_kind}
     if b.direction == "both":
-        out["per_direction"] = {d: bracket_json(sub, digits) for d, sub in b.details.items() if isinstance(sub, Bracket)}
+        out["per_direction"] = {
+            d: bracket_json(sub, digits) for d, sub in b.details.items() if isinstance(sub, Bracket)
+        }
     elif b.error_kind == "bound":
         out["budget"] = {key: b.details[key] for key in ("truncated", "float_error", "notes") if key in b.details}
     if b.error_kind == "statistical":
-        out["statistics"] = {k: b.details[k] for k in ("certified", "confidence", "samples", "seed", "interval",
-                                                        "estimate") if k in b.details}
+        out["statistics"] = {
+            k: b.details[k]
+            for k in ("certified", "confidence", "samples", "seed", "interval", "estimate")
+            if k in b.details
+        }
     if isinstance(b.details.get("best"), str):
         out["bound"] = b.details["best"]  # analytic: the bound that won
     for key in ("upper_from", "lower_from"):
@@ -137,8 +151,15 @@ class Progress:
         self.bar = None
         if _isatty(self.stream):
             from tqdm import tqdm
-            self.bar = tqdm(total=None, desc=desc, delay=2.0, file=self.stream, leave=False,
-                            bar_format="{desc}: {elapsed} {postfix}")
+
+            self.bar = tqdm(
+                total=None,
+                desc=desc,
+                delay=2.0,
+                file=self.stream,
+                leave=False,
+                bar_format="{desc}: {elapsed} {postfix}",
+            )
         _OPEN.append(self)
 
     def __call__(self, stage: str) -> None:

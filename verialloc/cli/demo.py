@@ -4,6 +4,7 @@ Gaussian noise σ = 1, each example in 1 of t = 1000 steps per epoch (random all
 3 epochs, δ = 1e-5. One claim is the kind of ε an accountant that treats the batches as Poisson(1/t) reports
 (rounded up: 0.26); one is tight (0.246) and needs finer settings; one is too optimistic (0.2). Certify refines until each verdict is decided.
 """
+
 from __future__ import annotations
 
 from rich.console import Console
@@ -15,8 +16,11 @@ from ..mechanisms import Gaussian
 
 CONFIG = dict(steps=1000, epochs=3)
 SIGMA, DELTA = "1", "1e-5"
-CLAIMS = (("0.26", "a Poisson(1/t)-style accountant's figure, rounded up"),
-          ("0.246", "a tight claim: decided only after refinement"), ("0.2", "an optimistic claim"))
+CLAIMS = (
+    ("0.26", "a Poisson(1/t)-style accountant's figure, rounded up"),
+    ("0.246", "a tight claim: decided only after refinement"),
+    ("0.2", "an optimistic claim"),
+)
 BUDGET = 25
 
 
@@ -24,8 +28,10 @@ def run_demo() -> dict:
     """Print one certificate per claim; returns {"command": "demo", "verdicts": [...]}."""
     console = Console()
     config = Config(Gaussian(SIGMA), **CONFIG)
-    console.print(f"[bold]verialloc demo[/bold]: certify (ε, δ = {DELTA}) claims for Gaussian σ = {SIGMA}, random "
-                  f"allocation, t = {CONFIG['steps']} steps, {CONFIG['epochs']} epochs (remove and add directions)\n")
+    console.print(
+        f"[bold]verialloc demo[/bold]: certify (ε, δ = {DELTA}) claims for Gaussian σ = {SIGMA}, random "
+        f"allocation, t = {CONFIG['steps']} steps, {CONFIG['epochs']} epochs (remove and add directions)\n"
+    )
     verdicts = []
     for value, what in CLAIMS:
         cert = certify(config, make_claim(delta=DELTA, claimed_epsilon=value), "both", BUDGET)

@@ -1,5 +1,6 @@
 """The executor flags (`--executor`, `--scheduler`, `--workers`) of the commands that run independent tasks
 (certify --batch, stability, audit): where the tasks run (verialloc.runtime.executor)."""
+
 from __future__ import annotations
 
 from ..runtime.executor import EXECUTORS, check, cores
@@ -12,13 +13,24 @@ WORKERS_PER_CORE = 2
 
 
 def add_executor_flags(p, what: str) -> None:
-    p.add_argument("--executor", default="local", help=f"where the {what} run: " + " | ".join(EXECUTORS)
-                   + " (default local: in this process; process: a local process pool; dask: a Dask cluster)")
-    p.add_argument("--scheduler", metavar="ADDRESS", help="with --executor dask: the scheduler (tcp://host:8786); "
-                                                          "default: a local cluster started for the run")
-    p.add_argument("--workers", help="with --executor process|dask and no --scheduler: local worker processes "
-                                     f"(default: one per core; at most {WORKERS_PER_CORE} per core, and never more "
-                                     "than there are tasks)")
+    p.add_argument(
+        "--executor",
+        default="local",
+        help=f"where the {what} run: "
+        + " | ".join(EXECUTORS)
+        + " (default local: in this process; process: a local process pool; dask: a Dask cluster)",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="with --executor dask: the scheduler (tcp://host:8786); default: a local cluster started for the run",
+    )
+    p.add_argument(
+        "--workers",
+        help="with --executor process|dask and no --scheduler: local worker processes "
+        f"(default: one per core; at most {WORKERS_PER_CORE} per core, and never more "
+        "than there are tasks)",
+    )
 
 
 def executor_args(args) -> dict:
@@ -33,7 +45,11 @@ def _workers(value) -> int:
     try:
         return integer("workers", value, 1, WORKERS_PER_CORE * n)
     except InvalidParameter:
-        raise InvalidParameter("workers", value, f"must be an integer in [1, {WORKERS_PER_CORE * n}] "
-                                                 f"({WORKERS_PER_CORE} per core, {n} cores here: the tasks are "
-                                                 "CPU-bound, so more processes would only share the cores and "
-                                                 "the memory)") from None
+        raise InvalidParameter(
+            "workers",
+            value,
+            f"must be an integer in [1, {WORKERS_PER_CORE * n}] "
+            f"({WORKERS_PER_CORE} per core, {n} cores here: the tasks are "
+            "CPU-bound, so more processes would only share the cores and "
+            "the memory)",
+        ) from None

@@ -7,6 +7,7 @@
 Progress goes to stderr; stdout gets the summary table and every violation with its reproducing command lines
 (or one strict JSON object with --json: no NaN/Infinity tokens, infinities as "inf"/"-inf").
 """
+
 from __future__ import annotations
 
 import json
@@ -18,15 +19,20 @@ from ..validation import as_float, integer, positive
 
 
 def register(sub) -> None:
-    p = sub.add_parser("fuzz", help="differential soundness fuzzer: every method against every other and the exact layer",
-                       description="Draw configurations from the whole domain with hypothesis, check every method's "
-                                   "bracket against every other's and certify's verdicts against the exact value, "
-                                   "shrink each violation and print a reproducing command line.")
+    p = sub.add_parser(
+        "fuzz",
+        help="differential soundness fuzzer: every method against every other and the exact layer",
+        description="Draw configurations from the whole domain with hypothesis, check every method's "
+        "bracket against every other's and certify's verdicts against the exact value, "
+        "shrink each violation and print a reproducing command line.",
+    )
     p.add_argument("--minutes", default="1", help="time budget in minutes, shrinking included (default 1)")
     p.add_argument("--seed", default="0", help="hypothesis seed: the same seed draws the same cases (default 0)")
     p.add_argument("--methods", help="comma-separated methods (default: every method of api.METHODS)")
-    p.add_argument("--families", help="comma-separated mechanism families: gaussian,laplace,randomized-response,"
-                                      "discrete (default: all)")
+    p.add_argument(
+        "--families",
+        help="comma-separated mechanism families: gaussian,laplace,randomized-response,discrete (default: all)",
+    )
     p.add_argument("--cases", help="stop after this many drawn cases (default: only the time budget)")
     p.add_argument("--timeout", default="20", help="wall-clock limit of one method on one case, seconds (default 20)")
     p.add_argument("--replay", help="re-check one case given as the JSON printed with a violation")
@@ -55,7 +61,9 @@ def run(args) -> dict:
             case = fz.Case.from_dict(json.loads(args.replay))
             case.config()
         except (ValueError, TypeError, KeyError) as exc:
-            raise InvalidParameter("replay", args.replay[:80], f"must be a case JSON printed by verialloc fuzz ({exc})") from None
+            raise InvalidParameter(
+                "replay", args.replay[:80], f"must be a case JSON printed by verialloc fuzz ({exc})"
+            ) from None
         return {"command": "fuzz-replay", **fz.case_json(fz.replay(case, methods, timeout))}
     families = _choices("families", args.families, fz.FAMILIES)
     minutes = as_float("minutes", args.minutes, positive)
@@ -74,15 +82,24 @@ class _Bar:
 
     def __init__(self, minutes: float):
         from tqdm import tqdm
-        self.bar = tqdm(total=round(60 * minutes), desc="verialloc fuzz", unit="s", file=sys.stderr, leave=False,
-                        bar_format="{desc}: {n_fmt}/{total_fmt} s |{bar:20}| {postfix}")
+
+        self.bar = tqdm(
+            total=round(60 * minutes),
+            desc="verialloc fuzz",
+            unit="s",
+            file=sys.stderr,
+            leave=False,
+            bar_format="{desc}: {n_fmt}/{total_fmt} s |{bar:20}| {postfix}",
+        )
         self.start = time.monotonic()
 
     def __call__(self, report, result) -> None:
         elapsed = time.monotonic() - self.start
         self.bar.update(max(0, min(round(elapsed), self.bar.total) - self.bar.n))
-        self.bar.set_postfix_str(f"cases={len(report.cases)} violations={len(report.found)} "
-                                 f"last: {result.case.family} t={result.case.steps} {result.seconds:.1f}s")
+        self.bar.set_postfix_str(
+            f"cases={len(report.cases)} violations={len(report.found)} "
+            f"last: {result.case.family} t={result.case.steps} {result.seconds:.1f}s"
+        )
 
     def close(self) -> None:
         self.bar.close()
@@ -96,8 +113,10 @@ def render(out: dict) -> str:
     if out["command"] == "fuzz-replay":
         return _render_replay(out)
     lines = [_table(out)]
-    lines.append(f"{out['cases']} cases in {out['seconds']:.1f} s ({out['runs']} hypothesis runs), seed {out['seed']}; "
-                 f"{len(out['violations'])} distinct violations")
+    lines.append(
+        f"{out['cases']} cases in {out['seconds']:.1f} s ({out['runs']} hypothesis runs), seed {out['seed']}; "
+        f"{len(out['violations'])} distinct violations"
+    )
     for i, v in enumerate(out["violations"], 1):
         lines += _violation_lines(i, v)
     lines += [f"note: {n}" for n in out["notes"]]
@@ -111,14 +130,35 @@ def _table(out: dict) -> str:
     from rich.table import Table
 
     table = Table(title="verialloc fuzz", title_justify="left")
-    columns = ("family", "cases", "checks", "seconds", "answered", "n/a", "timeout", "crash", "skipped",
-               "violating cases", "mc misses")
+    columns = (
+        "family",
+        "cases",
+        "checks",
+        "seconds",
+        "answered",
+        "n/a",
+        "timeout",
+        "crash",
+        "skipped",
+        "violating cases",
+        "mc misses",
+    )
     for c in columns:
         table.add_column(c, justify="left" if c == "family" else "right")
     total = {c: 0 for c in columns[1:]}
     for family, row in out["counts"].items():
-        cells = (row["cases"], row["checks"], row["seconds"], row["ok"], row["na"], row["timeout"], row["crash"], row["skipped"],
-                 row["violations"], row["mc_misses"])
+        cells = (
+            row["cases"],
+            row["checks"],
+            row["seconds"],
+            row["ok"],
+            row["na"],
+            row["timeout"],
+            row["crash"],
+            row["skipped"],
+            row["violations"],
+            row["mc_misses"],
+        )
         for c, value in zip(columns[1:], cells):
             total[c] += value
         table.add_row(family, *(f"{x:.1f}" if isinstance(x, float) else str(x) for x in cells))
@@ -131,8 +171,11 @@ def _table(out: dict) -> str:
 def _violation_lines(i: int, v: dict) -> list[str]:
     label = f" [{v['label']}]" if v["label"] else ""
     shrunk = "shrunk" if v.get("shrunk") else "not shrunk"
-    lines = [f"violation {i}: {v['kind']} {'/'.join(v['methods'])}{label} ({v.get('occurrences', 1)} cases, {shrunk})",
-             f"  case: {v['description']}", f"  {v['message']}"]
+    lines = [
+        f"violation {i}: {v['kind']} {'/'.join(v['methods'])}{label} ({v.get('occurrences', 1)} cases, {shrunk})",
+        f"  case: {v['description']}",
+        f"  {v['message']}",
+    ]
     lines += [f"  $ {c}" for c in v["commands"]]
     lines.append(f"  $ {v['replay']}")
     lines.append("  python:")
@@ -148,7 +191,9 @@ def _render_replay(out: dict) -> str:
             lines.append(f"  {name}: [{res['lower']}, {res['upper']}] ({res['error_kind']}){extra}")
         else:
             lines.append(f"  {name}: {res['status']} {res.get('error', '')}".rstrip())
-    lines.append(f"  {len(out['violations'])} violations" + (f", {out['mc_misses']} mc miss" if out["mc_misses"] else ""))
+    lines.append(
+        f"  {len(out['violations'])} violations" + (f", {out['mc_misses']} mc miss" if out["mc_misses"] else "")
+    )
     for i, v in enumerate(out["violations"], 1):
         lines += _violation_lines(i, v)
     return "\n".join(lines)

@@ -11,6 +11,7 @@ a configuration flag given with it is an error); `--pair` is inline JSON or a JS
 
 Bad input exits with status 2 and one line naming the parameter and its valid range.
 """
+
 from __future__ import annotations
 
 from .. import api, registry
@@ -21,9 +22,11 @@ from .common import DEFAULT_DIGITS, add_config_flags, bracket_json, config_from_
 
 
 def register(sub) -> None:
-    for name, helptext in [("rdp", "Rényi DP of the remove direction at order --alpha"),
-                           ("delta", "δ(ε) bracket of the dominating pair"),
-                           ("epsilon", "ε(δ) bracket of the dominating pair")]:
+    for name, helptext in [
+        ("rdp", "Rényi DP of the remove direction at order --alpha"),
+        ("delta", "δ(ε) bracket of the dominating pair"),
+        ("epsilon", "ε(δ) bracket of the dominating pair"),
+    ]:
         p = sub.add_parser(name, help=helptext, description=helptext)
         add_config_flags(p)
         if name == "rdp":
@@ -39,8 +42,11 @@ def register(sub) -> None:
         if name != "rdp":
             add_method_flags(p)
         p.add_argument("--digits", default=str(DEFAULT_DIGITS), help=f"significant digits (default {DEFAULT_DIGITS})")
-        p.add_argument("--budget", help="seconds the query may take by the cost model's estimate (default 600); "
-                                        "a request estimated above it is refused before it starts")
+        p.add_argument(
+            "--budget",
+            help="seconds the query may take by the cost model's estimate (default 600); "
+            "a request estimated above it is refused before it starts",
+        )
         p.add_argument("--json", action="store_true", help="print one JSON object")
         p.set_defaults(run=run, render=render_text)
 
@@ -57,7 +63,9 @@ def method_options(args) -> dict:
     plain periodic lines elsewhere); a flag given to a method that does not take it is an error."""
     method = registry.method(args.method)
     flags = registry.flags()
-    given = {f.keyword: getattr(args, f.keyword) for f, _ in flags.values() if getattr(args, f.keyword, None) is not None}
+    given = {
+        f.keyword: getattr(args, f.keyword) for f, _ in flags.values() if getattr(args, f.keyword, None) is not None
+    }
     allowed = {f.keyword for f in method.flags}
     for keyword, value in given.items():
         if keyword not in allowed:
@@ -76,15 +84,33 @@ def run(args) -> dict:
     out = {"command": args.command, "method": args.method, **config.as_dict(), "digits": digits}
     if args.command == "rdp":
         b = api.rdp(config, args.alpha, method=args.method, digits=digits, budget=args.budget)
-        out.update(alpha=exact_text("alpha", args.alpha), input=typed_inputs(args), direction="remove",
-                   rdp=decimal(b.upper, digits) if b.error_kind == "exact" else decimal(b.upper, digits, "up"))
+        out.update(
+            alpha=exact_text("alpha", args.alpha),
+            input=typed_inputs(args),
+            direction="remove",
+            rdp=decimal(b.upper, digits) if b.error_kind == "exact" else decimal(b.upper, digits, "up"),
+        )
     elif args.command == "delta":
-        b = api.delta(config, args.epsilon, direction=args.direction, method=args.method, digits=digits,
-                      budget=args.budget, **method_options(args))
+        b = api.delta(
+            config,
+            args.epsilon,
+            direction=args.direction,
+            method=args.method,
+            digits=digits,
+            budget=args.budget,
+            **method_options(args),
+        )
         out.update(epsilon=exact_text("epsilon", args.epsilon), input=typed_inputs(args), direction=b.direction)
     else:
-        b = api.epsilon(config, args.delta, direction=args.direction, method=args.method, digits=digits,
-                        budget=args.budget, **method_options(args))
+        b = api.epsilon(
+            config,
+            args.delta,
+            direction=args.direction,
+            method=args.method,
+            digits=digits,
+            budget=args.budget,
+            **method_options(args),
+        )
         out.update(delta=exact_text("delta", args.delta), input=typed_inputs(args), direction=b.direction)
     out.update(bracket_json(b, digits))
     out["quantity"] = b.quantity
@@ -117,16 +143,21 @@ HEADER_PARAM_CHARS = 80
 
 def render_text(out: dict) -> str:
     params = ", ".join(f"{k}={abbreviated(shown(out, k, v), HEADER_PARAM_CHARS)}" for k, v in out["params"].items())
-    head = (f"{out['mechanism']}({params}), {out['scheme']} steps={shown(out, 'steps', out['steps'])} "
-            f"k={shown(out, 'k', out['k'])} epochs={shown(out, 'epochs', out['epochs'])}")
+    head = (
+        f"{out['mechanism']}({params}), {out['scheme']} steps={shown(out, 'steps', out['steps'])} "
+        f"k={shown(out, 'k', out['k'])} epochs={shown(out, 'epochs', out['epochs'])}"
+    )
     if "rate" in out:
         head += f" rate={shown(out, 'rate', out['rate'])}"
     target = {"rdp": "alpha", "delta": "epsilon", "epsilon": "delta"}[out["command"]]
     value = shown(out, target, out.get(target))
-    what = {"rdp": f"RDP at alpha={value}", "delta": f"delta(epsilon={value})",
-            "epsilon": f"epsilon(delta={value})"}[out["command"]]
+    what = {"rdp": f"RDP at alpha={value}", "delta": f"delta(epsilon={value})", "epsilon": f"epsilon(delta={value})"}[
+        out["command"]
+    ]
     lines = [f"{what} of {head}", f"  method {out['method']}, direction {out['direction']} ({out['error_kind']})"]
-    lines.append(f"  value: {out['lower']}" if out["lower"] == out["upper"] else f"  bracket: [{out['lower']}, {out['upper']}]")
+    lines.append(
+        f"  value: {out['lower']}" if out["lower"] == out["upper"] else f"  bracket: [{out['lower']}, {out['upper']}]"
+    )
     for d, sub in out.get("per_direction", {}).items():
         val = sub["lower"] if sub["lower"] == sub["upper"] else f"[{sub['lower']}, {sub['upper']}]"
         lines.append(f"    {d}: {val}")

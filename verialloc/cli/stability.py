@@ -1,4 +1,5 @@
 """`verialloc stability`: sweep a float64 path against its mpmath twin; CSV, heatmap PNG, list of bad regions."""
+
 from __future__ import annotations
 
 import math
@@ -12,8 +13,11 @@ from .executors import add_executor_flags, executor_args
 
 
 def register(sub) -> None:
-    p = sub.add_parser("stability", help="map where a float64 path drifts from its mpmath twin",
-                       description="Sweep a probe over two axes; compare float64 with the exact reference.")
+    p = sub.add_parser(
+        "stability",
+        help="map where a float64 path drifts from its mpmath twin",
+        description="Sweep a probe over two axes; compare float64 with the exact reference.",
+    )
     p.add_argument("--probe", required=True, help="|".join(PROBES))
     p.add_argument("--x", help="comma-separated values of the probe's first axis (default: the probe's grid)")
     p.add_argument("--y", help="comma-separated values of the probe's second axis (default: the probe's grid)")
@@ -68,10 +72,19 @@ def execute(args) -> dict:
         write_csv(points, p, csv_path)
     if png_path is not None:
         from ..stability.plot import heatmap
+
         heatmap(points, p, tolerance, png_path)
-    return {"command": "stability", "probe": p.name, "about": p.about, "axes": [p.x[0], p.y[0]],
-            "tolerance": tolerance, "points": as_dicts(points), "regions": regions(points, p),
-            "csv": args.csv, "png": args.png}
+    return {
+        "command": "stability",
+        "probe": p.name,
+        "about": p.about,
+        "axes": [p.x[0], p.y[0]],
+        "tolerance": tolerance,
+        "points": as_dicts(points),
+        "regions": regions(points, p),
+        "csv": args.csv,
+        "png": args.png,
+    }
 
 
 def render(out: dict) -> str:
@@ -79,9 +92,11 @@ def render(out: dict) -> str:
     counts = {}
     for pt in out["points"]:
         counts[pt["status"]] = counts.get(pt["status"], 0) + 1
-    lines = [f"stability probe {out['probe']}: {out['about']}",
-             f"  {len(out['points'])} points over {x} x {y}, tolerance {out['tolerance']:g}: "
-             + ", ".join(f"{n} {s}" for s, n in counts.items())]
+    lines = [
+        f"stability probe {out['probe']}: {out['about']}",
+        f"  {len(out['points'])} points over {x} x {y}, tolerance {out['tolerance']:g}: "
+        + ", ".join(f"{n} {s}" for s, n in counts.items()),
+    ]
     lines += [f"  {r}" for r in out["regions"]] or ["  no point off by more than the tolerance"]
     for key in ("csv", "png"):
         if out[key]:

@@ -9,6 +9,7 @@ Routes (each returns a Bracket; exact routes have lower == upper at the working 
   error estimate (error_kind "quadrature");
 * anything else raises UnsupportedRequest naming the parameter and the supported range.
 """
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -51,7 +52,9 @@ def rdp(config: Config, alpha, digits: int = 30) -> Bracket:
     a = integer("alpha", alpha, lo=2)
     if config.scheme == "allocation":
         if config.k != 1:
-            raise UnsupportedRequest("k", config.k, "the exact RDP (F38) covers k = 1; use --method rdp for the k > 1 reduction")
+            raise UnsupportedRequest(
+                "k", config.k, "the exact RDP (F38) covers k = 1; use --method rdp for the k > 1 reduction"
+            )
         value = allocation_rdp(config.mechanism, config.steps, a, digits=digits, epochs=config.epochs)
     else:
         value = poisson_rdp(config.mechanism, config.steps, config.rate, a, digits=digits, epochs=config.epochs)
@@ -101,9 +104,12 @@ def _settled_delta(pair: Mechanism, e: mp.mpf | Fraction, digits: int) -> mp.mpf
         previous = value
         if dps >= MAX_WORKING_DIGITS:
             name = pair.parameter
-            raise UnsupportedRequest(name, abbreviated(pair.params()[name]),
-                                     f"delta(epsilon={mp.nstr(point, 10)}) of the {type(pair).__name__} composition is not "
-                                     f"resolved to {digits} digits within {MAX_WORKING_DIGITS} working digits")
+            raise UnsupportedRequest(
+                name,
+                abbreviated(pair.params()[name]),
+                f"delta(epsilon={mp.nstr(point, 10)}) of the {type(pair).__name__} composition is not "
+                f"resolved to {digits} digits within {MAX_WORKING_DIGITS} working digits",
+            )
         dps = min(dps + step, MAX_WORKING_DIGITS)
 
 
@@ -119,9 +125,13 @@ def _settled_epsilon(pair: Mechanism, target: Fraction, digits: int) -> mp.mpf |
         if previous is not None and abs(value - previous) <= mp.mpf(10) ** -(digits + 2) * abs(value):
             return value
         if dps >= MAX_WORKING_DIGITS:  # ε = μ + c·s cancels only near ε = 0, at a δ within e^(−c²/8) of 1
-            raise UnsupportedRequest("delta", abbreviated(str(target)), f"epsilon(delta) of the {type(pair).__name__} "
-                                     f"composition is not resolved to {digits} digits within {MAX_WORKING_DIGITS} "
-                                     "working digits")
+            raise UnsupportedRequest(
+                "delta",
+                abbreviated(str(target)),
+                f"epsilon(delta) of the {type(pair).__name__} "
+                f"composition is not resolved to {digits} digits within {MAX_WORKING_DIGITS} "
+                "working digits",
+            )
         previous, dps = value, min(dps + GUARD, MAX_WORKING_DIGITS)
 
 
@@ -131,9 +141,23 @@ def _delta_one(config: Config, eps: Fraction, d: str, digits: int) -> Bracket:
         e = mp.mpf(eps.numerator) / eps.denominator
         pairs = mech.finite_pairs()
         if pairs is not None:
-            return _finite_bracket("delta", pairs, lambda pair: discrete_profiles.discrete_delta(
-                pair, config.scheme, config.steps, eps, d, k=config.k, epochs=config.epochs, rate=config.rate,
-                digits=digits), d, digits)
+            return _finite_bracket(
+                "delta",
+                pairs,
+                lambda pair: discrete_profiles.discrete_delta(
+                    pair,
+                    config.scheme,
+                    config.steps,
+                    eps,
+                    d,
+                    k=config.k,
+                    epochs=config.epochs,
+                    rate=config.rate,
+                    digits=digits,
+                ),
+                d,
+                digits,
+            )
         comp = composition(config)
         if comp is not None:
             v = _settled_delta(comp, eps, digits)
@@ -149,9 +173,23 @@ def _epsilon_one(config: Config, target: Fraction, d: str, digits: int) -> Brack
     with mp.workdps(digits + GUARD):
         pairs = mech.finite_pairs()
         if pairs is not None:
-            return _finite_bracket("epsilon", pairs, lambda pair: discrete_profiles.discrete_epsilon(
-                pair, config.scheme, config.steps, target, d, k=config.k, epochs=config.epochs, rate=config.rate,
-                digits=digits), d, digits)
+            return _finite_bracket(
+                "epsilon",
+                pairs,
+                lambda pair: discrete_profiles.discrete_epsilon(
+                    pair,
+                    config.scheme,
+                    config.steps,
+                    target,
+                    d,
+                    k=config.k,
+                    epochs=config.epochs,
+                    rate=config.rate,
+                    digits=digits,
+                ),
+                d,
+                digits,
+            )
         comp = composition(config)
         if comp is not None:
             v = _settled_epsilon(comp, target, digits)
@@ -184,10 +222,14 @@ def _finite_bracket(quantity: str, pairs: tuple, value, d: str, digits: int) -> 
 def _check_resolved(config: Config, quantity: str, value, err, scale) -> None:
     """UnsupportedRequest when the quadrature's estimated error exceeds UNRESOLVED × scale."""
     if err > UNRESOLVED * scale:
-        raise UnsupportedRequest("method", METHOD, f"the quadrature did not resolve {quantity} of "
-                                                   f"{abbreviated(config.mechanism)} at steps={config.steps} (estimate "
-                                                   f"{abbreviated(decimal(value, 6))} ± {abbreviated(decimal(err, 3))}): "
-                                                   "small noise makes its integrand too sharp; use --method pld or best")
+        raise UnsupportedRequest(
+            "method",
+            METHOD,
+            f"the quadrature did not resolve {quantity} of "
+            f"{abbreviated(config.mechanism)} at steps={config.steps} (estimate "
+            f"{abbreviated(decimal(value, 6))} ± {abbreviated(decimal(err, 3))}): "
+            "small noise makes its integrand too sharp; use --method pld or best",
+        )
 
 
 def _quadrature_route(config: Config) -> str:
@@ -200,11 +242,16 @@ def _quadrature_route(config: Config) -> str:
     if product and config.steps * config.epochs <= 2:
         return _resolvable(config, "poisson")
     if config.scheme == "allocation" and config.k == 1 and config.epochs == 1:
-        raise UnsupportedRequest("steps", config.steps, f"exact {mech.name} allocation needs steps <= 3; use --method pld")
+        raise UnsupportedRequest(
+            "steps", config.steps, f"exact {mech.name} allocation needs steps <= 3; use --method pld"
+        )
     if config.scheme == "allocation" and config.k > 1 and not product:
-        raise UnsupportedRequest("k", config.k, f"exact {mech.name} allocation covers k = 1 or k = steps; use --method pld")
-    raise UnsupportedRequest("epochs", config.epochs,
-                             f"exact {mech.name} {config.scheme} needs steps*epochs <= 2; use --method pld")
+        raise UnsupportedRequest(
+            "k", config.k, f"exact {mech.name} allocation covers k = 1 or k = steps; use --method pld"
+        )
+    raise UnsupportedRequest(
+        "epochs", config.epochs, f"exact {mech.name} {config.scheme} needs steps*epochs <= 2; use --method pld"
+    )
 
 
 def _resolvable(config: Config, route: str) -> str:
@@ -217,9 +264,13 @@ def _resolvable(config: Config, route: str) -> str:
         if value < lo:
             serves = mech.float_limits.get(name, (None,))[0]
             float_route = f"; --method pld serves {name} >= {float(serves):g}" if serves is not None else ""
-            raise UnsupportedRequest(name, abbreviated(str(value)), f"the exact quadrature ({route}, steps="
-                                     f"{config.steps}) does not resolve {name} < {float(lo):g} (small noise makes its "
-                                     f"integrand too sharp){float_route}")
+            raise UnsupportedRequest(
+                name,
+                abbreviated(str(value)),
+                f"the exact quadrature ({route}, steps="
+                f"{config.steps}) does not resolve {name} < {float(lo):g} (small noise makes its "
+                f"integrand too sharp){float_route}",
+            )
     return route
 
 
@@ -242,18 +293,24 @@ def _quadrature_digits(config: Config, digits: int) -> int:
 
 def _quadrature_delta(config: Config, eps: Fraction, d: str, digits: int):
     if _quadrature_route(config) == "allocation":
-        return quadrature.allocation_delta_quadrature(config.mechanism, config.steps, eps, d,
-                                                      digits=_quadrature_digits(config, digits))
+        return quadrature.allocation_delta_quadrature(
+            config.mechanism, config.steps, eps, d, digits=_quadrature_digits(config, digits)
+        )
     lam = config.rate if config.scheme == "poisson" else Fraction(1)
-    return quadrature.poisson_delta_quadrature(config.mechanism, config.steps * config.epochs, lam, eps, d, digits=digits)
+    return quadrature.poisson_delta_quadrature(
+        config.mechanism, config.steps * config.epochs, lam, eps, d, digits=digits
+    )
 
 
 def _quadrature_epsilon(config: Config, target: Fraction, d: str, digits: int):
     if _quadrature_route(config) == "allocation":
-        return quadrature.allocation_epsilon_quadrature(config.mechanism, config.steps, target, d,
-                                                        digits=_quadrature_digits(config, digits))
+        return quadrature.allocation_epsilon_quadrature(
+            config.mechanism, config.steps, target, d, digits=_quadrature_digits(config, digits)
+        )
     lam = config.rate if config.scheme == "poisson" else Fraction(1)
-    return quadrature.poisson_epsilon_quadrature(config.mechanism, config.steps * config.epochs, lam, target, d, digits=digits)
+    return quadrature.poisson_epsilon_quadrature(
+        config.mechanism, config.steps * config.epochs, lam, target, d, digits=digits
+    )
 
 
 def _invert_decreasing(fn, target: mp.mpf) -> mp.mpf:

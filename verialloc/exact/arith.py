@@ -4,6 +4,7 @@ A backend fixes the number type: `MPArith` (mpmath mpf at the current `mp.mp.pre
 (exact rationals) and `SymbolicArith` (sympy rational functions of a moment generator). The forms use
 `+`, `*`, `**` on backend values and the methods below; `dot` is the hot loop of every form.
 """
+
 from __future__ import annotations
 
 from abc import ABC, abstractmethod

@@ -12,6 +12,7 @@ where timed), on the expensive side for sizes that grow without bound.
   C_NESTED·(d + 5)²·(1 + z) at t = 3 (nested, d ≤ 12, z the tail depth `_tail_depth`), plus C_HUGE·bits^2.5 for a
   privacy loss of that many bits (Laplace b = 1e-4000: 1/b has 13 288).
 """
+
 from __future__ import annotations
 
 import math
@@ -145,15 +146,15 @@ def _tail_depth(query: str, mech, t: int, value, direction: str) -> float:
 
 def _rdp(config: Config, alpha: int, digits: int) -> Estimate:
     scale = max(1.0, (digits + 15 + len(str(alpha))) / 45)
-    a = float(min(alpha, 10 ** 150))  # only its magnitude matters (α² must stay a finite float)
+    a = float(min(alpha, 10**150))  # only its magnitude matters (α² must stay a finite float)
     if config.scheme == "allocation":
-        seconds = C_GENFUNC * a ** 2 * scale
+        seconds = C_GENFUNC * a**2 * scale
         memory = 64.0 * a * (digits + 25 + len(str(alpha)))  # α mpf moments and coefficients
         if not config.mechanism.closed_form_moments:
             seconds *= 1.5
         return Estimate(BASE_SECONDS + seconds, BASE_MEMORY + memory, "alpha", alpha)
     bits = a * (math.log2(config.rate.denominator) + 1)  # one weight C(α,j)·num^j·(den−num)^(α−j)
-    seconds = C_BINOMIAL * a ** 2 * scale + 1e-10 * a * bits
+    seconds = C_BINOMIAL * a**2 * scale + 1e-10 * a * bits
     memory = a * bits / 8 + 64.0 * a * (digits + 25)
     return Estimate(BASE_SECONDS + seconds, BASE_MEMORY + memory, "alpha", alpha)
 
@@ -170,5 +171,3 @@ def fewer_digits(query, config, value, budget, digits, direction) -> tuple:
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if fits(mid) else (lo, mid)
     return "digits", digits, f"the nearest feasible setting is digits <= {lo}; or {other}"
-
-

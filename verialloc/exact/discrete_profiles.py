@@ -4,10 +4,10 @@ With a finite randomizer (P, Q) on outputs 0..m−1, the likelihood ratio of t s
 output counts n = (n_0..n_{m−1}), Σ n_j = t, so every t-step pair lives on the C(t+m−1, m−1) count
 vectors instead of the m^t sequences. Atoms are labelled by their count vectors ((j, n_j), ...).
 """
+
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import mpmath as mp
 
@@ -16,8 +16,16 @@ from ..mechanisms.base import mpq
 from ..validation import digits as check_digits
 from ..validation import direction as check_direction
 from ..validation import integer, rate as check_rate, real, to_fraction
+from . import zero_decisions
 from .finite_pair import (
-    MAX_ATOMS, FiniteLossPair, _finite, _unit_closed, count_vectors, count_vectors_size, scaled_powers,
+    MAX_ATOMS,
+    MAX_WORKING_DIGITS,
+    FiniteLossPair,
+    as_finite_pair,
+    unit_closed,
+    count_vectors,
+    count_vectors_size,
+    scaled_powers,
 )
 
 SCHEMES = ("allocation", "poisson")
@@ -25,10 +33,8 @@ SCHEMES = ("allocation", "poisson")
 #: Largest number of k-subset terms (count vectors × k-splits) an allocation pair may sum.
 MAX_TERMS = 4_000_000
 
-#: Working digits the certified front ends never exceed: a value that needs more raises UnsupportedRequest.
-MAX_WORKING_DIGITS = 4000
 #: Budget of working digits × atoms per evaluation: large pairs get a lower cap (never below 4 × the first level).
-MAX_DIGIT_ATOMS = 10 ** 8
+MAX_DIGIT_ATOMS = 10**8
 
 
 def allocation_pair(mech, steps, k=1, *, exact: bool = False) -> FiniteLossPair:
@@ -48,14 +54,18 @@ def allocation_pair(mech, steps, k=1, *, exact: bool = False) -> FiniteLossPair:
     size = count_vectors_size(t, bounds)
     if size > MAX_ATOMS:
         raise UnsupportedRequest(
-            "steps", t, f"{len(p)} outputs give {size} count vectors at steps={t}; at most {MAX_ATOMS} are supported",
+            "steps",
+            t,
+            f"{len(p)} outputs give {size} count vectors at steps={t}; at most {MAX_ATOMS} are supported",
         )
     splits = list(count_vectors(k, [k if x > 0 else 0 for x in p]))
     if size * len(splits) > MAX_TERMS:  # at k = 1 only fewer steps help: name them
         name, value = ("k", k) if k > 1 else ("steps", t)
         raise UnsupportedRequest(
-            name, value, f"steps={t}, k={k} need {size} x {len(splits)} subset terms; at most {MAX_TERMS} are "
-                         "supported; use --method pld",
+            name,
+            value,
+            f"steps={t}, k={k} need {size} x {len(splits)} subset terms; at most {MAX_TERMS} are "
+            "supported; use --method pld",
         )
     scaled_p = [scaled_powers(x, k) for x in p]
     scaled_q = [scaled_powers(y, t) for y in q]
@@ -129,7 +139,7 @@ def composition_sizes(mech, scheme: str, steps: int, *, k: int = 1, epochs: int 
     `scheme_pair` builds (count vectors C(t + m − 1, m − 1) for m outputs; E epochs: C(N + E − 1, E)), each capped
     just above the exact layer's limits (MAX_ATOMS, MAX_TERMS), which refuse before building. Read by the cost model
     (verialloc.cost) with the working digits of `_certified`."""
-    p, q = _finite(mech).probabilities()  # their zero pattern only
+    p, q = as_finite_pair(mech).probabilities()  # their zero pattern only
     if scheme == "allocation":
         bounds = [0 if x == 0 and y == 0 else (steps if y > 0 else k) for x, y in zip(p, q)]
         splits = count_vectors_size(k, [k if x > 0 else 0 for x in p])
@@ -170,19 +180,28 @@ def discrete_delta(mech, scheme: str, steps, epsilon, direction: str, *, k=1, ep
     Correct to `digits` significant digits at every scale of δ (1e-300 included): evaluated at increasing
     precisions until two consecutive values agree to digits + 2 digits (`_certified`). 0 is returned only when
     it is proven exactly: δ(ε) = 0 iff ε ≥ L*, the largest privacy loss of the composed pair (F1, F2; see
-    `_loss_bound`). A positive δ is never rounded to 0; one that needs more than the precision cap raises
+    `zero_decisions.loss_bound`). A positive δ is never rounded to 0; one that needs more than the precision cap raises
     UnsupportedRequest.
     """
     eps = real("epsilon", epsilon)
     directions = _directions(direction)
 
     def proven_zero(i):
-        return _vanishes(mech, scheme, steps, k, epochs, rate, eps, directions[i], digits)
+        return zero_decisions.vanishes(mech, scheme, steps, k, epochs, rate, eps, directions[i], digits)
 
-    values = _certified(mech, scheme, steps, k, epochs, rate, digits,
-                        lambda pair: [pair.delta(eps, d) for d in directions],
-                        proven_zero=proven_zero, zero_test=lambda i: False,
-                        unresolved=lambda cap: _unresolved_delta(mech, eps, digits, cap))
+    values = _certified(
+        mech,
+        scheme,
+        steps,
+        k,
+        epochs,
+        rate,
+        digits,
+        lambda pair: [pair.delta(eps, d) for d in directions],
+        proven_zero=proven_zero,
+        zero_test=lambda i: False,
+        unresolved=lambda cap: zero_decisions.unresolved_delta(mech, eps, digits, cap),
+    )
     return max(values)
 
 
@@ -190,20 +209,33 @@ def discrete_epsilon(mech, scheme: str, steps, delta, direction: str, *, k=1, ep
     """Smallest ε with δ(ε) ≤ delta (F2, F3; see FiniteLossPair.epsilon); "both" takes the larger ε.
 
     mp.inf when the mass at loss +inf exceeds delta. Certified to `digits` digits like discrete_delta, at any
-    scale of ε; ε = 0 is returned only when δ(0) = delta is proven exactly (`_epsilon_is_zero`). delta is
+    scale of ε; ε = 0 is returned only when δ(0) = delta is proven exactly (`zero_decisions.epsilon_is_zero`). delta is
     rounded once at the caller's precision (the exact accountant runs at digits + 15): call this at a
     precision above `digits` or ε inverts the rounded delta.
     """
-    target = _unit_closed("delta", delta)  # rounded once, at the caller's precision (see docstring)
+    target = unit_closed("delta", delta)  # rounded once, at the caller's precision (see docstring)
     exact_target = to_fraction("delta", delta)
     directions = _directions(direction)
-    values = _certified(mech, scheme, steps, k, epochs, rate, digits,
-                        lambda pair: [pair.epsilon(target, d) for d in directions],
-                        proven_zero=lambda i: False,
-                        zero_test=lambda i: _epsilon_is_zero(mech, scheme, steps, k, epochs, rate, exact_target),
-                        unresolved=lambda cap: UnsupportedRequest(
-                            "delta", delta, f"epsilon(delta) is not resolved to {digits} digits within {cap} working "
-                                            "digits (epsilon too close to 0 to separate it from 0)"))
+    values = _certified(
+        mech,
+        scheme,
+        steps,
+        k,
+        epochs,
+        rate,
+        digits,
+        lambda pair: [pair.epsilon(target, d) for d in directions],
+        proven_zero=lambda i: False,
+        zero_test=lambda i: zero_decisions.epsilon_is_zero(
+            mech, lambda: scheme_pair(mech, scheme, steps, k=k, epochs=epochs, rate=rate, exact=True), exact_target
+        ),
+        unresolved=lambda cap: UnsupportedRequest(
+            "delta",
+            delta,
+            f"epsilon(delta) is not resolved to {digits} digits within {cap} working "
+            "digits (epsilon too close to 0 to separate it from 0)",
+        ),
+    )
     return max(values)
 
 
@@ -280,82 +312,9 @@ def _near_zero(value: mp.mpf, dps: int) -> bool:
     return mp.isfinite(value) and abs(value) <= mp.mpf(10) ** (-(dps // 2))
 
 
-# --------------------------------------------------------------------------- exact zero decisions
-
-
-def _loss_bound(mech, scheme, steps, k, epochs, rate, direction):
-    """L*, the largest privacy loss of the composed pair in `direction` (F1): δ(ε) = 0 iff ε ≥ L* (F2).
-
-    With r = P/Q per output (over Q > 0) and c = epochs·k (allocation) or epochs·steps (Poisson):
-    allocation remove L* = c ln max r, add L* = −c ln min r (the k-subset average of ∏ r is extreme when every
-    output is extreme, F23); Poisson the same with r replaced by λr + 1 − λ (F46). Loss +inf (mass of A where
-    B = 0) gives mp.inf. Returns mp.inf, an exact Fraction, or (c, fn) with L* = c·fn() at the current
-    precision when L* is irrational (then it differs from every rational ε: Lindemann–Weierstrass), or
-    None for a finite pair of unknown form.
-    """
-    t, e = integer("steps", steps), integer("epochs", epochs)
-    lam = None if scheme == "allocation" else check_rate("rate", rate)
-    c = e * (integer("k", k, 1, t) if lam is None else t)
-    single = _finite(mech).largest_loss(direction, lam)
-    if single is None or (isinstance(single, mp.mpf) and mp.isinf(single)):
-        return single
-    return c * single if isinstance(single, Fraction) else (c, single)
-
-
-def _vanishes(mech, scheme, steps, k, epochs, rate, eps: Fraction, direction: str, digits: int) -> bool:
-    """True iff δ(ε) = 0 exactly, i.e. ε ≥ L* (`_loss_bound`); an irrational L* is compared at growing precision."""
-    bound = _loss_bound(mech, scheme, steps, k, epochs, rate, direction)
-    if bound is None or (isinstance(bound, mp.mpf) and mp.isinf(bound)):
-        return False
-    if isinstance(bound, Fraction):
-        return eps >= bound
-    c, log_ratio = bound
-    dps = check_digits(digits) + 10
-    while dps <= MAX_WORKING_DIGITS:
-        with mp.workdps(dps):
-            e = mpq(eps)
-            diff = e - c * log_ratio()
-            if abs(diff) > (1 + abs(e) + c) * mp.mpf(10) ** (10 - dps):
-                return diff > 0
-        dps *= 2
-    raise UnsupportedRequest("epsilon", _short(eps), f"epsilon is within 10^-{MAX_WORKING_DIGITS // 2} of the largest "
-                                             "privacy loss, where delta becomes 0: not decidable here")
-
-
-def _short(x: Fraction):
-    """x itself, or a 15-digit decimal string when printing x exactly would be huge (Python caps int → str)."""
-    if max(x.numerator.bit_length(), x.denominator.bit_length()) < 3000:
-        return x
-    with mp.workdps(15):
-        return mp.nstr(mpq(x), 15)
-
-
-def _unresolved_delta(mech, eps: Fraction, digits: int, cap: int) -> UnsupportedRequest:
-    text = (f"delta(epsilon={_short(eps)}) is positive but not resolved to {digits} digits within {cap} working digits "
-            "(P and Q too close at this epsilon)")
-    if mech.exact_probabilities() is None:  # irrational masses: their parameter sets how close P and Q are
-        return UnsupportedRequest(mech.parameter, _short(getattr(mech, mech.parameter)), text)
-    return UnsupportedRequest("epsilon", _short(eps), text)
-
-
-def _epsilon_is_zero(mech, scheme, steps, k, epochs, rate, target: Fraction) -> bool:
-    """True iff the smallest ε with δ(ε) ≤ target is exactly 0: δ(0) = target and δ(ε) > target for ε < 0.
-
-    Pairs with irrational masses, e.g. randomized response: never. Every mass is a polynomial with rational coefficients in the transcendental
-    y = e^{ε0}/(1 + e^{ε0}), so δ(0) = TV is such a polynomial that vanishes at y = 1/2 (P = Q there); it equals
-    a rational target only if target = 0 = TV, impossible for ε0 > 0. Rational pairs: decided with exact
-    Fractions (TV = δ(0), and the slope −B(ratio ≥ 1) left of 0 must be nonzero). Unknown pairs: False.
-    """
-    if mech.exact_probabilities() is None:
-        return False
-    pair = scheme_pair(mech, scheme, steps, k=k, epochs=epochs, rate=rate, exact=True)
-    tv = sum((x - y for x, y in zip(pair.a, pair.b) if x > y), Fraction(0))
-    return tv == target and any(x >= y > 0 for x, y in zip(pair.a, pair.b))
-
-
 def _probabilities(mech, exact: bool) -> tuple[list, list]:
     """(P, Q) as mpf at the current precision, or as Fractions (exact=True; rational pairs only)."""
-    pair = _finite(mech)
+    pair = as_finite_pair(mech)
     if not exact:
         return pair.probabilities()
     values = pair.exact_probabilities()

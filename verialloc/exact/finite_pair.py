@@ -4,6 +4,7 @@ Masses are mpf values fixed when a pair is built; every query is exact up to the
 and of e^ε at the current mpmath precision (callers set it with `mp.workdps`). Atoms are merged only
 through exact combinatorial labels (multisets / count vectors), never by a numerical tolerance.
 """
+
 from __future__ import annotations
 
 import math
@@ -19,6 +20,8 @@ from ..validation import integer, real, to_fraction
 
 #: Largest support a construction may produce (two mpf lists of this length take about 1.5 GB).
 MAX_ATOMS = 3_000_000
+#: Working digits the certified front ends never exceed: a value that needs more raises UnsupportedRequest.
+MAX_WORKING_DIGITS = 4000
 
 
 class FiniteLossPair:
@@ -51,7 +54,7 @@ class FiniteLossPair:
     @classmethod
     def from_mechanism(cls, mech) -> FiniteLossPair:
         """The single-step pair (P, Q) of a finite mechanism at the current precision; atom j is output j (F8)."""
-        p, q = _finite(mech).probabilities()
+        p, q = as_finite_pair(mech).probabilities()
         return cls._of(p, q)
 
     def __len__(self) -> int:
@@ -84,7 +87,7 @@ class FiniteLossPair:
         every finite ε; returns −mp.inf when δ(ε) ≤ delta for every ε (delta ≥ total A mass).
         """
         a, b = self._oriented(direction)
-        target = _unit_closed("delta", delta)
+        target = unit_closed("delta", delta)
         at_infinity = mp.fsum(x for x, y in zip(a, b) if y == 0)
         if target < at_infinity:
             return mp.inf
@@ -130,7 +133,8 @@ class FiniteLossPair:
         size = count_vectors_size(count, bounds)
         if size > MAX_ATOMS:
             raise UnsupportedRequest(
-                name, count,
+                name,
+                count,
                 f"composed that many times this {len(self)}-atom pair has {count_text(size)} atoms; at most {MAX_ATOMS} are supported",
             )
         scaled_a = [scaled_powers(x, count) if bd else None for x, bd in zip(self.a, bounds)]
@@ -200,7 +204,7 @@ def count_vectors(total: int, bounds: list[int]):
                     stack.append((i + 1, rest - c, part + ((i, c),)))
 
 
-def _finite(mech) -> FinitePair:
+def as_finite_pair(mech) -> FinitePair:
     if not isinstance(mech, FinitePair):
         raise InvalidParameter("mechanism", mech, "must be a finite pair (randomized-response or discrete)")
     return mech
@@ -217,7 +221,7 @@ def _mass(name: str, value) -> mp.mpf:
     return mpq(x)
 
 
-def _unit_closed(name: str, value) -> mp.mpf:
+def unit_closed(name: str, value) -> mp.mpf:
     x = to_fraction(name, value)
     if not 0 <= x <= 1:
         raise InvalidParameter(name, value, "must lie in [0, 1]")

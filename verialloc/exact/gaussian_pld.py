@@ -3,6 +3,7 @@
 Pair P = N(1, σ²), Q = N(0, σ²) (F16). The PLD is L ~ N(μ, 2μ) with μ = 1/(2σ²) (F15); it is self-dual, so
 every PLD quantity below serves both directions. All functions work at the *current* `mpmath.mp` precision.
 """
+
 from __future__ import annotations
 
 from fractions import Fraction

@@ -1,5 +1,6 @@
 """The method "exact" (verialloc.method.Method): arbitrary precision, no options, no float64 range; its queries run in
 exact.accountant, its cost in exact.cost."""
+
 from __future__ import annotations
 
 from ..method import Method
@@ -11,9 +12,11 @@ class ExactMethod(Method):
     orders = "integer >= 2"
     accountant = accountant
     float_range = None
-    cheaper = {"rdp": "; or use --method rdp (float64, orders <= 10000)",
-               "delta": "; or use --method pld (float64 bounds) or a larger --budget",
-               "epsilon": "; or use --method pld (float64 bounds) or a larger --budget"}
+    cheaper = {
+        "rdp": "; or use --method rdp (float64, orders <= 10000)",
+        "delta": "; or use --method pld (float64 bounds) or a larger --budget",
+        "epsilon": "; or use --method pld (float64 bounds) or a larger --budget",
+    }
 
     def estimate(self, query, config, value, options, digits, direction):
         return cost.estimate(query, config, value, digits, direction)

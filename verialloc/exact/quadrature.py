@@ -24,6 +24,7 @@ requested precision.
 The mechanism's side (support pieces, kinks, level points, piecewise integration) is quadrature_kernel; this
 module holds the schemes' integrals and the δ and ε queries.
 """
+
 from __future__ import annotations
 
 import mpmath as mp
@@ -61,8 +62,9 @@ def _steps(steps, supported: tuple, scheme: str) -> int:
     t = integer("steps", steps, lo=1)
     if t not in supported:
         listed = ", ".join(map(str, supported))
-        raise UnsupportedRequest("steps", t, f"{scheme} quadrature covers steps in {{{listed}}}; "
-                                             "use the PLD or RDP methods for more steps")
+        raise UnsupportedRequest(
+            "steps", t, f"{scheme} quadrature covers steps in {{{listed}}}; use the PLD or RDP methods for more steps"
+        )
     return t
 
 
@@ -106,8 +108,15 @@ class _Allocation:
 
     def one(self, s, rule: str, start=None) -> tuple:
         """E[f(s − U) 1{x ≥ start}] over one coordinate."""
-        return self.k.expect(lambda x, u: (self.f(s - u), 0), self._targets(s), self._bound(s, 1), rule,
-                             self.scale, start, None if self.remove else s)
+        return self.k.expect(
+            lambda x, u: (self.f(s - u), 0),
+            self._targets(s),
+            self._bound(s, 1),
+            rule,
+            self.scale,
+            start,
+            None if self.remove else s,
+        )
 
     def delta(self, t: int, kappa) -> tuple:
         """(δ_t, outer error estimate, inner error integrated against q) for t ∈ {2, 3}."""
@@ -116,6 +125,7 @@ class _Allocation:
         if t == 2:
             v, e, inner = self.one(s, self.rule)
         else:
+
             def h(x, u):
                 with mp.workprec(self.prec):
                     w, err, deeper = self.one(s - u, self.inner_rule, start=x)
@@ -123,8 +133,15 @@ class _Allocation:
 
             plus = [(s - k - a, k == 0) for k in self.k.kinks for a in self.k.atoms]
             diagonal = [((s - k) / 2, k == 0) for k in self.k.kinks]  # an inner kink meets x2 = x1
-            v, e, inner = self.k.expect(h, self._targets(s, plus + diagonal), self._bound(s, 2), self.rule,
-                                        self.scale, None, None if self.remove else s)
+            v, e, inner = self.k.expect(
+                h,
+                self._targets(s, plus + diagonal),
+                self._bound(s, 2),
+                self.rule,
+                self.scale,
+                None,
+                None if self.remove else s,
+            )
         return factor * v, factor * e, factor * abs(inner)
 
 
@@ -153,12 +170,14 @@ class _Poisson:
             def h(x, u):
                 a = 1 - lam + lam * u
                 return (a * self.single(kappa / a) if a > 0 else mp.mpf(0)), 0
+
             bound = (1 - lam, lam)  # a·δ_1 ≤ a
         else:
             a_kinks = [(1 / (kappa * lv), sing) for lv, sing in levels if lv > 0]
 
             def h(x, u):
                 return self.single(kappa * (1 - lam + lam * u)), 0
+
             bound = (1, 0)
             if lam < 1:  # δ_1^add(κa) = 0 once κa ≥ 1/(1 − λ)
                 zero_above = (1 / (kappa * (1 - lam)) - 1 + lam) / lam
@@ -201,6 +220,7 @@ def _alloc_eval(kernel: _Kernel, t: int, direction: str, digits: int):
             v = kernel.mech.delta(eps, direction)
             return v, _floor(v, digits)
         return _combine(lambda rule, scale: _Allocation(kernel, direction, rule, scale), t, mp.exp(eps), digits)
+
     return evaluate
 
 
@@ -211,6 +231,7 @@ def _poisson_eval(kernel: _Kernel, t: int, lam, direction: str, digits: int):
             v = _Poisson(kernel, lam, direction, _RULES[0], 1).single(kappa)
             return v, _floor(v, digits)
         return _combine(lambda rule, scale: _Poisson(kernel, lam, direction, rule, scale), t, kappa, digits)
+
     return evaluate
 
 
@@ -324,8 +345,12 @@ def _verify(evaluate, target, seen: dict, lo, hi) -> tuple:
             break
         w *= 8
     if lower is None or upper is None:
-        raise UnsupportedRequest("method", "exact", "the quadrature error is too large to bracket ε (small noise makes "
-                                                    "its integrand too sharp): raise --digits or use --method pld or best")
+        raise UnsupportedRequest(
+            "method",
+            "exact",
+            "the quadrature error is too large to bracket ε (small noise makes "
+            "its integrand too sharp): raise --digits or use --method pld or best",
+        )
     return lower, upper
 
 

@@ -2,6 +2,7 @@
 pieces, the closed-form last coordinate (F2), the kinks of its profile, the points where U = e^ℓ reaches a level
 (monotone root search) and the piecewise integration of E_Q[h(x, U(x))] with its error estimates.
 """
+
 from __future__ import annotations
 
 import mpmath as mp
@@ -54,6 +55,7 @@ class _Kernel:
         non-analytic side of a singular point is the side with smaller U. `bound` = (α, β) with |h| ≤ α + βU
         guides the cut-off of infinite pieces. h vanishes where U ≥ zero_above (skipped).
         """
+
         def f(x):
             w = self.mech.q_pdf(x)
             if not w:

@@ -7,6 +7,7 @@ coefficients of erratum E3; E5 for the log), compositions (F40, F58) and the gen
 Numerically every form sums non-negative terms, so the only loss is in ln D_α when D_α is close to 1
 (large t): the working precision is raised until R_α has the requested significant digits.
 """
+
 from __future__ import annotations
 
 import math
@@ -146,6 +147,8 @@ def _rdp_from_moments(mech, evaluate, digits: int, alpha_max: int, factor: int) 
                 return {a: factor * logs[a] / (a - 1) for a in values}
         if need > MAX_WORKING_DIGITS:
             raise UnsupportedRequest(
-                "digits", digits, f"ln D_alpha is not resolved at {MAX_WORKING_DIGITS} working digits (P and Q nearly equal)"
+                "digits",
+                digits,
+                f"ln D_alpha is not resolved at {MAX_WORKING_DIGITS} working digits (P and Q nearly equal)",
             )
         dps = need

@@ -4,6 +4,7 @@
 D_α(P̄_t‖Q^t) = α! t^{−α} [z^α] A(z)^t (remove direction). Every coefficient below is non-negative,
 so no form loses digits to cancellation.
 """
+
 from __future__ import annotations
 
 import math

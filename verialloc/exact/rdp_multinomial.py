@@ -1,4 +1,5 @@
 """Allocation moment by the multinomial (Liew–Takahashi) form, F40 generalised to any pair."""
+
 from __future__ import annotations
 
 import math
@@ -19,7 +20,8 @@ def allocation_moment_multinomial(moments, steps: int, alpha: int, arith: Arith)
     count = math.comb(alpha + steps - 1, steps - 1)
     if count > MAX_COMPOSITIONS:
         raise UnsupportedRequest(
-            "steps", steps,
+            "steps",
+            steps,
             f"the multinomial form enumerates C(alpha+steps-1, steps-1) = {count} compositions at alpha={alpha}; "
             f"at most {MAX_COMPOSITIONS} (use form='partition' or 'genfunc')",
         )

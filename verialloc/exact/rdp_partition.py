@@ -1,4 +1,5 @@
 """Allocation moment by integer partitions (F38 with the corrected coefficients of erratum E3)."""
+
 from __future__ import annotations
 
 import math
@@ -48,7 +49,9 @@ def allocation_moment_partition(moments, steps: int, alpha: int, arith: Arith):
     count = count_partitions(alpha, steps)
     if count > MAX_PARTITIONS:
         raise UnsupportedRequest(
-            "alpha", alpha, f"the partition form enumerates {count} partitions here; at most {MAX_PARTITIONS} (use form='genfunc')"
+            "alpha",
+            alpha,
+            f"the partition form enumerates {count} partitions here; at most {MAX_PARTITIONS} (use form='genfunc')",
         )
     powers = {}
     coeffs, products = [], []

@@ -34,6 +34,7 @@ agrees). dp_accounting defines randomized response for REPLACE_ONE and REPLACE_S
 pair (R(x) against the uniform R(⊥), the k − 1 other buckets merged: same likelihood ratio) is the DiscretePair
 above, so a RandomizedResponseDpEvent translates under REPLACE_SPECIAL only. REPLACE_ONE is not supported.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -51,8 +52,17 @@ from ..mechanisms import DiscretePair, Gaussian, Laplace, Mechanism
 from ..mechanisms.base import mpq
 from ..result import Bracket
 from ..rounding import float_up
-from ..validation import (abbreviated, as_float, digits as check_digits, integer, open_unit, positive, rate, real,
-                          to_fraction)
+from ..validation import (
+    abbreviated,
+    as_float,
+    digits as check_digits,
+    integer,
+    open_unit,
+    positive,
+    rate,
+    real,
+    to_fraction,
+)
 
 RELATIONS = (NeighboringRelation.ADD_OR_REMOVE_ONE, NeighboringRelation.REPLACE_SPECIAL)
 MECHANISM_EVENTS = "GaussianDpEvent, LaplaceDpEvent or RandomizedResponseDpEvent"
@@ -69,8 +79,9 @@ class RandomAllocationDpEvent(dpe.DpEvent):
     event: dpe.DpEvent
 
 
-def from_dp_event(event: dpe.DpEvent,
-                  neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE) -> Config:
+def from_dp_event(
+    event: dpe.DpEvent, neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE
+) -> Config:
     """The Config of `event`'s dominating pair under `neighboring_relation` (mapping in the module docstring)."""
     relation = _relation(neighboring_relation)
     step, count = _step(event, relation)
@@ -88,8 +99,12 @@ class VerifiedAccountant(PrivacyAccountant):
     when asked. Neighboring relations: ADD_OR_REMOVE_ONE (default) and REPLACE_SPECIAL (see the module docstring).
     """
 
-    def __init__(self, neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
-                 method: str = "pld", **options):
+    def __init__(
+        self,
+        neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
+        method: str = "pld",
+        **options,
+    ):
         super().__init__(_relation(neighboring_relation))
         certified = [name for name, m in registry.METHODS.items() if m.gives_bounds]
         if not isinstance(method, str) or method not in certified:
@@ -112,8 +127,9 @@ class VerifiedAccountant(PrivacyAccountant):
         if do_compose:  # the base class has put the event in the ledger; queries translate the ledger
             return None
         try:
-            from_dp_event(dpe.ComposedDpEvent([self.ledger, dpe.SelfComposedDpEvent(event, count)]),
-                          self.neighboring_relation)
+            from_dp_event(
+                dpe.ComposedDpEvent([self.ledger, dpe.SelfComposedDpEvent(event, count)]), self.neighboring_relation
+            )
         except VeriallocError as exc:
             return self.CompositionErrorDetails(invalid_event=event, error_message=str(exc))
         return None
@@ -138,9 +154,13 @@ class VerifiedAccountant(PrivacyAccountant):
         except UnsupportedRequest as exc:
             if exc.name != "direction":  # the CLI's hint (direction=remove) is no keyword of this accountant
                 raise
-            raise UnsupportedRequest("method", self._method, f"{exc.supported.split(';')[0]}, and VerifiedAccountant "
-                                     "answers for both directions (F3): use method='pld' (the default) or "
-                                     "'best'") from None
+            raise UnsupportedRequest(
+                "method",
+                self._method,
+                f"{exc.supported.split(';')[0]}, and VerifiedAccountant "
+                "answers for both directions (F3): use method='pld' (the default) or "
+                "'best'",
+            ) from None
 
     def get_epsilon(self, target_delta: float) -> float:
         """The certified upper end of ε(δ), rounded up to float64; 0 while nothing has been composed.
@@ -168,11 +188,18 @@ def _check_options(method: str, options: dict) -> None:
     valid = ("digits", "budget", *registry.method(method).keywords)
     for key, value in options.items():
         if key not in valid:
-            why = ("VerifiedAccountant always answers for direction both (the max over remove and add, F3), which "
-                   "dp_accounting's neighboring relations need; " if key == "direction" else "")
-            raise InvalidParameter(str(key), abbreviated(value),
-                                   f"not a keyword of VerifiedAccountant(method={method!r}): {why}it takes "
-                                   f"neighboring_relation, method, {', '.join(valid)}")
+            why = (
+                "VerifiedAccountant always answers for direction both (the max over remove and add, F3), which "
+                "dp_accounting's neighboring relations need; "
+                if key == "direction"
+                else ""
+            )
+            raise InvalidParameter(
+                str(key),
+                abbreviated(value),
+                f"not a keyword of VerifiedAccountant(method={method!r}): {why}it takes "
+                f"neighboring_relation, method, {', '.join(valid)}",
+            )
     if "digits" in options:
         check_digits(options["digits"])
     if "budget" in options:
@@ -182,11 +209,17 @@ def _check_options(method: str, options: dict) -> None:
 
 def _relation(value) -> NeighboringRelation:
     if not isinstance(value, NeighboringRelation):
-        raise InvalidParameter("neighboring_relation", abbreviated(value),
-                               "must be a dp_accounting NeighboringRelation: ADD_OR_REMOVE_ONE or REPLACE_SPECIAL")
+        raise InvalidParameter(
+            "neighboring_relation",
+            abbreviated(value),
+            "must be a dp_accounting NeighboringRelation: ADD_OR_REMOVE_ONE or REPLACE_SPECIAL",
+        )
     if value not in RELATIONS:
-        raise UnsupportedRequest("neighboring_relation", value.name,
-                                 "verialloc's pairs are ADD_OR_REMOVE_ONE or REPLACE_SPECIAL (record vs special record)")
+        raise UnsupportedRequest(
+            "neighboring_relation",
+            value.name,
+            "verialloc's pairs are ADD_OR_REMOVE_ONE or REPLACE_SPECIAL (record vs special record)",
+        )
     return value
 
 
@@ -219,8 +252,11 @@ def _composed(event: dpe.ComposedDpEvent, relation) -> tuple[Config, int]:
     first, step, _ = parts[0]
     for other, other_step, _ in parts[1:]:
         if other_step != step:
-            raise UnsupportedRequest("ComposedDpEvent.events", f"[{first}, ..., {other}]",
-                                     "the parts must all be the same event (up to SelfComposed counts and NoOps)")
+            raise UnsupportedRequest(
+                "ComposedDpEvent.events",
+                f"[{first}, ..., {other}]",
+                "the parts must all be the same event (up to SelfComposed counts and NoOps)",
+            )
     return step, sum(count for _, _, count in parts)
 
 
@@ -242,9 +278,12 @@ def _randomized_response(event: dpe.RandomizedResponseDpEvent, relation) -> Disc
     """REPLACE_SPECIAL pair: R(x) = (1 − p + p/k on x, p/k elsewhere) against the uniform R(⊥), others merged."""
     name = type(event).__name__
     if relation is not NeighboringRelation.REPLACE_SPECIAL:
-        raise UnsupportedRequest("neighboring_relation", relation.name,
-                                 f"{name} is defined by dp_accounting for REPLACE_ONE and REPLACE_SPECIAL; "
-                                 "verialloc's pair (R(x), R(special)) is REPLACE_SPECIAL")
+        raise UnsupportedRequest(
+            "neighboring_relation",
+            relation.name,
+            f"{name} is defined by dp_accounting for REPLACE_ONE and REPLACE_SPECIAL; "
+            "verialloc's pair (R(x), R(special)) is REPLACE_SPECIAL",
+        )
     p = to_fraction(f"{name}.noise_parameter", event.noise_parameter)
     if not 0 <= p <= 1:
         raise InvalidParameter(f"{name}.noise_parameter", event.noise_parameter, "must lie in [0, 1]")

@@ -31,6 +31,7 @@ sampled at rate q in each; this is jax_privacy's own DP-SGD analysis (exact for 
 the bound of the fullest group, as jax_privacy reports it). Truncated batches (`truncated_batch_size`) and other
 strategies (`BMinSepSampling`, ...) raise UnsupportedRequest naming the class.
 """
+
 from __future__ import annotations
 
 import math
@@ -49,23 +50,33 @@ def config_from_jax_privacy(strategy, noise_multiplier) -> Config:
     """The Config of a jax_privacy batch-selection strategy with Gaussian noise multiplier σ (module docstring)."""
     name = type(strategy).__name__
     sigma = positive("noise_multiplier", noise_multiplier)
-    fields = {f for f in ("iterations", "cycle_length", "sampling_prob", "truncated_batch_size", "min_sep")
-              if hasattr(strategy, f)}
+    fields = {
+        f
+        for f in ("iterations", "cycle_length", "sampling_prob", "truncated_batch_size", "min_sep")
+        if hasattr(strategy, f)
+    }
     if fields == {"iterations", "cycle_length"}:
         return _balls_in_bins(strategy, name, sigma)
     if {"iterations", "cycle_length", "sampling_prob", "truncated_batch_size"} == fields:
         return _cyclic_poisson(strategy, name, sigma)
-    raise UnsupportedRequest("strategy", name, "must be a jax_privacy BallsInBinsSampling (iterations, cycle_length) "
-                             "or CyclicPoissonSampling (sampling_prob, iterations, cycle_length, truncated_batch_size)")
+    raise UnsupportedRequest(
+        "strategy",
+        name,
+        "must be a jax_privacy BallsInBinsSampling (iterations, cycle_length) "
+        "or CyclicPoissonSampling (sampling_prob, iterations, cycle_length, truncated_batch_size)",
+    )
 
 
 def _balls_in_bins(strategy, name: str, sigma: Fraction) -> Config:
     t = integer(f"{name}.cycle_length", strategy.cycle_length, lo=1)
     iterations = integer(f"{name}.iterations", strategy.iterations, lo=1)
     if iterations % t:
-        raise UnsupportedRequest(f"{name}.iterations", iterations,
-                                 f"must be a multiple of cycle_length={t} (else some bins get one more round); a run of "
-                                 f"{-(-iterations // t) * t} rounds bounds it from above")
+        raise UnsupportedRequest(
+            f"{name}.iterations",
+            iterations,
+            f"must be a multiple of cycle_length={t} (else some bins get one more round); a run of "
+            f"{-(-iterations // t) * t} rounds bounds it from above",
+        )
     cycles = iterations // t
     if t == 1:
         return Config(Gaussian(sigma), "poisson", steps=cycles, rate=1)
@@ -74,8 +85,11 @@ def _balls_in_bins(strategy, name: str, sigma: Fraction) -> Config:
 
 def _cyclic_poisson(strategy, name: str, sigma: Fraction) -> Config:
     if strategy.truncated_batch_size is not None:
-        raise UnsupportedRequest(f"{name}.truncated_batch_size", strategy.truncated_batch_size,
-                                 "truncated Poisson sampling is not a verialloc scheme; only None")
+        raise UnsupportedRequest(
+            f"{name}.truncated_batch_size",
+            strategy.truncated_batch_size,
+            "truncated Poisson sampling is not a verialloc scheme; only None",
+        )
     q = rate(f"{name}.sampling_prob", strategy.sampling_prob)
     c = integer(f"{name}.cycle_length", strategy.cycle_length, lo=1)
     iterations = integer(f"{name}.iterations", strategy.iterations, lo=1)
@@ -89,4 +103,4 @@ def _over_sqrt(sigma: Fraction, n: int) -> Fraction:
         return sigma / root
     magnitude = math.floor(math.log10(sigma.numerator) - math.log10(sigma.denominator) - math.log10(n) / 2)
     scale = 10 ** max(0, SIGMA_DIGITS - 1 - magnitude)
-    return Fraction(math.isqrt(sigma.numerator ** 2 * scale ** 2 // (sigma.denominator ** 2 * n)), scale)
+    return Fraction(math.isqrt(sigma.numerator**2 * scale**2 // (sigma.denominator**2 * n)), scale)

@@ -18,6 +18,7 @@ MAX_HISTORY_BYTES). Numbers are read exactly: a file's as written (0.01000000000
 1000 but 1.0000000000000000001e3 is no integer), floats (Python, numpy) through their shortest decimal repr (0.01 is
 1/100), Decimals as written, as everywhere in verialloc (`validation.to_fraction`).
 """
+
 from __future__ import annotations
 
 import numbers
@@ -34,7 +35,7 @@ from ..mechanisms import Gaussian
 from ..io.files import read_limited
 from ..validation import abbreviated, check_number_text, integer, open_unit, positive, rate
 
-MAX_HISTORY_BYTES = 2 ** 20
+MAX_HISTORY_BYTES = 2**20
 FIELDS = ("noise_multiplier", "sample_rate", "num_steps")
 
 
@@ -48,22 +49,38 @@ def history_of(source) -> list:
         return source.accountant.history
     if isinstance(source, (list, tuple)):
         return source
-    raise InvalidParameter("history", abbreviated(source), "must be an opacus accountant (with .history), a "
-                                                           "PrivacyEngine, a list of (σ, q, steps) or a JSON file")
+    raise InvalidParameter(
+        "history",
+        abbreviated(source),
+        "must be an opacus accountant (with .history), a PrivacyEngine, a list of (σ, q, steps) or a JSON file",
+    )
 
 
 def load_history(path) -> list:
     """The history in a JSON file: `[[σ, q, T], ...]` or `{"history": [...]}` (parsed by json only, bounded)."""
-    data = json_input.loads(read_limited(path, "opacus-history", MAX_HISTORY_BYTES), "opacus-history", path,
-                            "must be a readable JSON file", exact=True)  # 0.0100000000000000000001 as written
+    data = json_input.loads(
+        read_limited(path, "opacus-history", MAX_HISTORY_BYTES),
+        "opacus-history",
+        path,
+        "must be a readable JSON file",
+        exact=True,
+    )  # 0.0100000000000000000001 as written
     if isinstance(data, dict):
         if set(data) != {"history"}:
-            raise InvalidParameter("opacus-history", path, 'an object must have exactly one key, "history" (keys: '
-                                   + abbreviated(", ".join(map(str, data)), 200) + ")")
+            raise InvalidParameter(
+                "opacus-history",
+                path,
+                'an object must have exactly one key, "history" (keys: '
+                + abbreviated(", ".join(map(str, data)), 200)
+                + ")",
+            )
         data = data["history"]
     if not isinstance(data, list):
-        raise InvalidParameter("opacus-history", path, "must hold a list [[noise_multiplier, sample_rate, "
-                                                       'num_steps], ...] or {"history": [...]}')
+        raise InvalidParameter(
+            "opacus-history",
+            path,
+            'must hold a list [[noise_multiplier, sample_rate, num_steps], ...] or {"history": [...]}',
+        )
     return data
 
 
@@ -71,27 +88,42 @@ def config_from_opacus_history(source) -> Config:
     """The Config of a history (module docstring): Poisson DP-SGD at rate q, σ, steps = Σ num_steps."""
     history = history_of(source)
     if not isinstance(history, (list, tuple)) or not history:
-        raise InvalidParameter("history", abbreviated(history), "must be a non-empty list of (noise_multiplier, "
-                                                                "sample_rate, num_steps)")
+        raise InvalidParameter(
+            "history", abbreviated(history), "must be a non-empty list of (noise_multiplier, sample_rate, num_steps)"
+        )
     entries = [_entry(i, e) for i, e in enumerate(history)]
     sigma, q, _ = entries[0]
     for i, (s, r, _) in enumerate(entries):
         if (s, r) != (sigma, q):
-            raise UnsupportedRequest("history", f"entries [0] {_show(history[0])} and [{i}] {_show(history[i])}",
-                                     "they differ in (noise_multiplier, sample_rate), a heterogeneous composition; "
-                                     "verialloc's Config describes one homogeneous run")
+            raise UnsupportedRequest(
+                "history",
+                f"entries [0] {_show(history[0])} and [{i}] {_show(history[i])}",
+                "they differ in (noise_multiplier, sample_rate), a heterogeneous composition; "
+                "verialloc's Config describes one homogeneous run",
+            )
     return Config(Gaussian(sigma), "poisson", steps=sum(t for _, _, t in entries), rate=q)
 
 
-def certify_opacus(source, delta, claimed_epsilon=None, *, direction: str = "both", budget=DEFAULT_BUDGET,
-                   progress=None, strict: bool = False) -> Certificate:
+def certify_opacus(
+    source,
+    delta,
+    claimed_epsilon=None,
+    *,
+    direction: str = "both",
+    budget=DEFAULT_BUDGET,
+    progress=None,
+    strict: bool = False,
+) -> Certificate:
     """verialloc's certificate (bracket of ε(δ), verdict) for the claim ε(δ) <= claimed_epsilon about the history
     of `source`. Without a claim, the claim is `source.get_epsilon(delta)` (what the opacus accountant or
     PrivacyEngine reports); a bare history or file needs `claimed_epsilon`. Options as `verialloc.certify`."""
     if claimed_epsilon is None:
         if not callable(getattr(source, "get_epsilon", None)):
-            raise InvalidParameter("claimed_epsilon", "(missing)", "give the ε to certify (what "
-                                   "accountant.get_epsilon(delta) reported), or pass the accountant itself")
+            raise InvalidParameter(
+                "claimed_epsilon",
+                "(missing)",
+                "give the ε to certify (what accountant.get_epsilon(delta) reported), or pass the accountant itself",
+            )
         claimed_epsilon = source.get_epsilon(delta=float(open_unit("delta", delta)))
     claim = make_claim(delta=delta, claimed_epsilon=claimed_epsilon)
     return certify(config_from_opacus_history(source), claim, direction, budget, progress=progress, strict=strict)
@@ -106,8 +138,11 @@ def _entry(i: int, entry) -> tuple[Fraction, Fraction, int]:
             raise InvalidParameter(f"{where}.{field}", abbreviated(value), "must be a number or a decimal string")
         check_number_text(f"{where}.{field}", value)
     sigma, q, steps = entry
-    return (positive(f"{where}.noise_multiplier", sigma), rate(f"{where}.sample_rate", q),
-            integer(f"{where}.num_steps", steps, lo=1))
+    return (
+        positive(f"{where}.noise_multiplier", sigma),
+        rate(f"{where}.sample_rate", q),
+        integer(f"{where}.num_steps", steps, lo=1),
+    )
 
 
 def _show(entry) -> str:

@@ -15,6 +15,7 @@ Why this module is long: the reader of claims, the writer of results and the che
 resumed share one column layout (COLUMNS, `input_columns`, `_as_text`); split apart, a column added to one would
 silently disagree with the others, and a resume would then match or refuse rows wrongly.
 """
+
 from __future__ import annotations
 
 import csv
@@ -45,8 +46,8 @@ SECONDS = re.compile(r"\d+\.\d+")
 DAMAGED = " (a damaged results file: repair or delete that line; a deleted row is computed again)"
 COLUMNS = ("id", *INPUT_KEYS, *RESULT_KEYS)
 FORMATS = (".csv", ".jsonl")
-MAX_BYTES = 64 * 2 ** 20
-MAX_LINE = 2 ** 20
+MAX_BYTES = 64 * 2**20
+MAX_LINE = 2**20
 MAX_ROWS = 100_000
 MAX_ID = 200
 
@@ -69,8 +70,9 @@ def read_rows(path) -> list[tuple[int, dict]]:
             raise InvalidParameter("id", abbreviated(values["id"]), f"{path} line {line}: at most {MAX_ID} characters")
         name = key(values)
         if name in seen:
-            raise InvalidParameter("id", name, f"{path} line {line} repeats the row of line {seen[name]} (give each "
-                                               "row a distinct id)")
+            raise InvalidParameter(
+                "id", name, f"{path} line {line} repeats the row of line {seen[name]} (give each row a distinct id)"
+            )
         seen[name] = line
     return rows
 
@@ -130,8 +132,9 @@ def _csv_rows(path) -> list[tuple[int, dict]]:
                 _check_header(path, header, reader.line_num)
                 continue
             if len(record) != len(header):
-                raise InvalidParameter("batch", path, f"line {reader.line_num} has {len(record)} fields, the header "
-                                                      f"{len(header)}")
+                raise InvalidParameter(
+                    "batch", path, f"line {reader.line_num} has {len(record)} fields, the header {len(header)}"
+                )
             rows.append((reader.line_num, {k: v.strip() for k, v in zip(header, record) if v.strip()}))
             _check_count(path, rows, reader.line_num)
     except csv.Error as exc:
@@ -144,8 +147,11 @@ def _csv_rows(path) -> list[tuple[int, dict]]:
 def _check_header(path, header: list[str], line: int) -> None:
     for i, name in enumerate(header):
         if name != "id" and name not in INPUT_KEYS:
-            raise InvalidParameter("batch", path, f"line {line}: unknown column {abbreviated(name)!r}; columns: id, "
-                                                  + ", ".join(INPUT_KEYS))
+            raise InvalidParameter(
+                "batch",
+                path,
+                f"line {line}: unknown column {abbreviated(name)!r}; columns: id, " + ", ".join(INPUT_KEYS),
+            )
         if name in header[:i]:
             raise InvalidParameter("batch", path, f"line {line}: the column {name!r} appears twice")
 
@@ -160,8 +166,9 @@ def _jsonl_rows(path) -> list[tuple[int, dict]]:
     for line, text in _lines(path, "batch"):
         if not text.strip():
             continue
-        data = json_input.loads(text, "batch", path, f"line {line} is not a JSON object",
-                                exact=True)  # numbers as written (0.10000000000000000001 is no 0.1)
+        data = json_input.loads(
+            text, "batch", path, f"line {line} is not a JSON object", exact=True
+        )  # numbers as written (0.10000000000000000001 is no 0.1)
         if not isinstance(data, dict):
             raise InvalidParameter("batch", path, f"line {line} is not a JSON object")
         rows.append((line, {str(k).replace("-", "_"): _text(v) for k, v in data.items() if v is not None}))
@@ -227,8 +234,11 @@ class Results:
         for line, row in self._csv_records(lines) if self.kind == ".csv" else self._json_records(lines):
             _check_stored(self.path, line, row)
             if row["id"] in done:
-                raise InvalidParameter("out", self.path, f"line {line}, column id: {abbreviated(row['id'])!r} repeats "
-                                                         f"line {first[row['id']]}{DAMAGED}")
+                raise InvalidParameter(
+                    "out",
+                    self.path,
+                    f"line {line}, column id: {abbreviated(row['id'])!r} repeats line {first[row['id']]}{DAMAGED}",
+                )
             done[row["id"]], first[row["id"]] = row, line
         return done
 
@@ -236,14 +246,18 @@ class Results:
         reader = csv.reader((text for _, text in lines), strict=True)
         try:
             if tuple(next(reader, ())) != COLUMNS:
-                raise InvalidParameter("out", self.path, "has another header: not a results file of "
-                                                         "`certify --batch` (choose a new --out)")
+                raise InvalidParameter(
+                    "out", self.path, "has another header: not a results file of `certify --batch` (choose a new --out)"
+                )
             for record in reader:
                 if not record:
                     continue
                 if len(record) != len(COLUMNS):
-                    raise InvalidParameter("out", self.path, f"line {reader.line_num} has {len(record)} fields, the "
-                                                             f"header {len(COLUMNS)}{DAMAGED}")
+                    raise InvalidParameter(
+                        "out",
+                        self.path,
+                        f"line {reader.line_num} has {len(record)} fields, the header {len(COLUMNS)}{DAMAGED}",
+                    )
                 yield reader.line_num, dict(zip(COLUMNS, record))
         except csv.Error as exc:
             raise InvalidParameter("out", self.path, f"line {reader.line_num} is not valid CSV ({exc})") from None
@@ -252,8 +266,9 @@ class Results:
         for line, text in lines:
             row = json_input.loads(text, "out", self.path, f"line {line} is not a result row of `certify --batch`")
             if not isinstance(row, dict) or not set(COLUMNS) <= set(row):  # a claims file is not a results file
-                raise InvalidParameter("out", self.path, f"line {line} is not a result row of `certify --batch` "
-                                                         "(choose a new --out)")
+                raise InvalidParameter(
+                    "out", self.path, f"line {line} is not a result row of `certify --batch` (choose a new --out)"
+                )
             yield line, _as_text(row)
 
     def __enter__(self):
@@ -290,9 +305,11 @@ def _check_stored(path, line: int, row: dict) -> None:
     """A stored row holds what `certify_row` writes: an id; verdict certified | refuted | inconclusive with numbers
     lower <= upper (decimals as formatting.decimal prints them, ±inf, nan), METHODS, rigorous true | false and no
     error; or verdict error with its reason; and the seconds it took."""
+
     def refuse(column: str, why: str):
-        raise InvalidParameter("out", path, f"line {line}, column {column}: {abbreviated(row[column])!r} {why}"
-                                            f"{DAMAGED}")
+        raise InvalidParameter(
+            "out", path, f"line {line}, column {column}: {abbreviated(row[column])!r} {why}{DAMAGED}"
+        )
 
     if not row["id"]:
         refuse("id", "is empty")

@@ -15,6 +15,7 @@ same text given as a flag would.
 through their shortest repr), and `config_from_values` builds the Config from either: the CLI's flags and a config
 file go through the same validation.
 """
+
 from __future__ import annotations
 
 import datetime
@@ -35,10 +36,34 @@ KEYS = ("mechanism", *PARAMETERS, "scheme", "steps", "k", "epochs", "rate")
 JSON_KEYS = tuple(dict.fromkeys(cls.parameter for cls in MECHANISMS.values() if cls.parameter_kind == "json"))
 NUMERIC_KEYS = tuple(k for k in KEYS if k not in ("mechanism", "scheme") + JSON_KEYS)
 #: query and output settings: command-line flags only (a hint when one turns up in a file)
-QUERY_KEYS = ("epsilon", "delta", "alpha", "direction", "method", "digits", "loss_step", "loss-step", "grid_step",
-              "grid-step", "tail", "samples", "seed", "confidence", "alpha_max", "alpha-max", "search_tol",
-              "search-tol", "target_gap", "target-gap", "claimed_epsilon", "claimed-epsilon", "claimed_delta",
-              "claimed-delta", "budget", "json")
+QUERY_KEYS = (
+    "epsilon",
+    "delta",
+    "alpha",
+    "direction",
+    "method",
+    "digits",
+    "loss_step",
+    "loss-step",
+    "grid_step",
+    "grid-step",
+    "tail",
+    "samples",
+    "seed",
+    "confidence",
+    "alpha_max",
+    "alpha-max",
+    "search_tol",
+    "search-tol",
+    "target_gap",
+    "target-gap",
+    "claimed_epsilon",
+    "claimed-epsilon",
+    "claimed_delta",
+    "claimed-delta",
+    "budget",
+    "json",
+)
 
 
 def load_config(path) -> Config:
@@ -70,11 +95,13 @@ def _toml(text: str, path) -> dict:
     try:
         return tomllib.loads(text, parse_float=_toml_float)
     except (tomllib.TOMLDecodeError, RecursionError) as exc:
-        raise InvalidParameter("config", path, f"must be a readable TOML file ({type(exc).__name__}: "
-                                               f"{abbreviated(str(exc), 200)})") from None
+        raise InvalidParameter(
+            "config", path, f"must be a readable TOML file ({type(exc).__name__}: {abbreviated(str(exc), 200)})"
+        ) from None
     except ValueError:  # int() of more than 4300 digits (sys.int_max_str_digits)
-        raise InvalidParameter("config", path, "must be a readable TOML file: it holds an integer of more than 4300 "
-                                               "digits") from None
+        raise InvalidParameter(
+            "config", path, "must be a readable TOML file: it holds an integer of more than 4300 digits"
+        ) from None
 
 
 def _toml_float(text: str) -> str:
@@ -86,8 +113,11 @@ def flag_values(data: dict) -> dict:
     """Check a file's keys and value types; returns {key: value as the flag's text} (a pair table stays a mapping)."""
     for key in data:
         if key not in KEYS:
-            hint = (f"{key} belongs to the query: give it on the command line" if key in QUERY_KEYS
-                    else "unknown configuration key")
+            hint = (
+                f"{key} belongs to the query: give it on the command line"
+                if key in QUERY_KEYS
+                else "unknown configuration key"
+            )
             raise InvalidParameter(str(key), _shown(data[key]), f"{hint}; configuration keys: " + ", ".join(KEYS))
     out = {}
     for key, value in data.items():
@@ -98,8 +128,11 @@ def flag_values(data: dict) -> dict:
             out[key] = value
         elif key in JSON_KEYS:
             if not isinstance(value, (str, dict)):
-                raise InvalidParameter(key, _shown(value), '{p = [...], q = [...]}, an inline JSON object '
-                                                           'string or the path of a JSON file')
+                raise InvalidParameter(
+                    key,
+                    _shown(value),
+                    "{p = [...], q = [...]}, an inline JSON object string or the path of a JSON file",
+                )
             out[key] = value
         else:
             out[key] = _number_text(key, value)
@@ -117,19 +150,24 @@ def config_from_values(values: dict) -> Config:
     given = {k: v for k, v in values.items() if v is not None}
     name = given.get("mechanism")
     if name is None:
-        raise InvalidParameter("mechanism", "(missing)", "must be given: --mechanism " + "|".join(MECHANISMS)
-                               + ", or mechanism = ... in --config FILE")
+        raise InvalidParameter(
+            "mechanism",
+            "(missing)",
+            "must be given: --mechanism " + "|".join(MECHANISMS) + ", or mechanism = ... in --config FILE",
+        )
     if not isinstance(name, str) or name not in MECHANISMS:
         raise InvalidParameter("mechanism", abbreviated(name), "must be one of " + "|".join(MECHANISMS))
     cls = MECHANISMS[name]
     param = cls.parameter
     for other in PARAMETERS:
         if other != param and other in given:
-            raise InvalidParameter(other, abbreviated(given[other]), "applies only to mechanism "
-                                   + "|".join(owners(other)))
+            raise InvalidParameter(
+                other, abbreviated(given[other]), "applies only to mechanism " + "|".join(owners(other))
+            )
     if param not in given:
-        raise InvalidParameter(param, "(missing)", f"must be given for mechanism {name}: --{param}, or {param} = ... in "
-                                                   "--config FILE")
+        raise InvalidParameter(
+            param, "(missing)", f"must be given for mechanism {name}: --{param}, or {param} = ... in --config FILE"
+        )
     if "steps" not in given:
         raise InvalidParameter("steps", "(missing)", "must be given: --steps T (>= 1), or steps = T in --config FILE")
     scheme = given.get("scheme", "allocation")
@@ -143,8 +181,14 @@ def config_from_values(values: dict) -> Config:
         mechanism = cls.from_parameter(*json_parameter(param, value))
     else:
         mechanism = cls.from_parameter(value)
-    return Config(mechanism, scheme=scheme, steps=given["steps"], k=given.get("k", "1"),
-                  epochs=given.get("epochs", "1"), rate=given.get("rate"))
+    return Config(
+        mechanism,
+        scheme=scheme,
+        steps=given["steps"],
+        k=given.get("k", "1"),
+        epochs=given.get("epochs", "1"),
+        rate=given.get("rate"),
+    )
 
 
 def _shown(value) -> str:

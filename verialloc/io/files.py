@@ -1,4 +1,5 @@
 """Files users name: read as UTF-8 text, only regular files and only up to a size limit (never an unbounded read)."""
+
 from __future__ import annotations
 
 import os
@@ -9,7 +10,7 @@ from ..errors import InvalidParameter
 from . import json_input
 
 #: largest file read (a configuration, a --pair file, inline --pair text) unless the caller sets its own limit
-MAX_BYTES = 10 * 2 ** 20
+MAX_BYTES = 10 * 2**20
 
 
 def read_limited(path, name: str, limit: int = MAX_BYTES) -> str:
@@ -38,5 +39,3 @@ def read_limited(path, name: str, limit: int = MAX_BYTES) -> str:
         return json_input.decode(data)
     except UnicodeDecodeError as exc:
         raise InvalidParameter(name, path, json_input.not_utf8(data, exc)) from None
-
-

@@ -5,6 +5,7 @@ later, as the same text given as a flag would be); otherwise one beyond float64 
 Infinity, nesting too deep for the parser and integers of more than 4300 digits are refused. A leading UTF-8
 byte-order mark (Windows editors write one) is dropped by `decode`.
 """
+
 from __future__ import annotations
 
 import codecs
@@ -30,8 +31,9 @@ def _unique_keys(pairs: list) -> dict:
 def _finite_float(text: str) -> float:
     value = float(text)
     if math.isinf(value) or (value == 0 and any(c in "123456789" for c in text.lower().split("e")[0])):
-        raise _Refused(f"the number {text[:40]} is beyond float64; write it as a string, \"{text[:40]}\", to keep "
-                       "it exact")
+        raise _Refused(
+            f'the number {text[:40]} is beyond float64; write it as a string, "{text[:40]}", to keep it exact'
+        )
     return value
 
 
@@ -45,8 +47,12 @@ def decode(data: bytes) -> str:
 
 
 #: byte-order marks of the encodings editors save in besides UTF-8 (UTF-32 first: its LE mark starts with UTF-16's)
-_OTHER_MARKS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"), (codecs.BOM_UTF16_LE, "UTF-16"),
-                (codecs.BOM_UTF16_BE, "UTF-16"))
+_OTHER_MARKS = (
+    (codecs.BOM_UTF32_LE, "UTF-32"),
+    (codecs.BOM_UTF32_BE, "UTF-32"),
+    (codecs.BOM_UTF16_LE, "UTF-16"),
+    (codecs.BOM_UTF16_BE, "UTF-16"),
+)
 
 
 def not_utf8(data: bytes, exc: UnicodeDecodeError) -> str:
@@ -61,8 +67,12 @@ def loads(text: str, name: str, shown, rule: str, *, exact: bool = False):
     """The JSON value of `text` (numbers with a fraction or exponent as their text when `exact`); anything `json`
     refuses or would silently change raises InvalidParameter(name, shown, f"{rule} (reason)")."""
     try:
-        return json.loads(text.removeprefix("\ufeff"), object_pairs_hook=_unique_keys,
-                          parse_float=str if exact else _finite_float, parse_constant=_constant)
+        return json.loads(
+            text.removeprefix("\ufeff"),
+            object_pairs_hook=_unique_keys,
+            parse_float=str if exact else _finite_float,
+            parse_constant=_constant,
+        )
     except _Refused as exc:
         reason = str(exc)
     except json.JSONDecodeError as exc:

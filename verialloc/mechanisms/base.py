@@ -7,6 +7,7 @@ and moments (exact layer); its float64 loss law and log-moments (numeric layer);
 closed form. All mpmath-returning methods work at the *current* `mpmath.mp` precision; callers (the exact layer)
 set it with `mp.workdps`. Directions (F3): "remove" is H(P‖Q), "add" is H(Q‖P).
 """
+
 from __future__ import annotations
 
 from abc import ABC, abstractmethod

@@ -14,6 +14,7 @@ PLDs from the lower one. The single-step profile (`delta`) and moments are exact
 summed until below the working precision); at integer orders the moments are the continuous Gaussian's (integer
 shifts), so the RDP routes serve it as they serve the Gaussian.
 """
+
 from __future__ import annotations
 
 import math
@@ -30,7 +31,7 @@ from .finite import FinitePair
 from .gaussian import Z_TAIL, Gaussian
 
 #: tail mass (under P and under Q) left outside the kept outputs [−T, T + 1]
-TAIL = Fraction(1, 10 ** 30)
+TAIL = Fraction(1, 10**30)
 
 
 class DiscreteGaussian(Mechanism):
@@ -46,9 +47,13 @@ class DiscreteGaussian(Mechanism):
 
     def __init__(self, sigma):
         self.sigma = positive("sigma", sigma)
-        if self.sigma > 10 ** 4:
-            raise UnsupportedRequest("sigma", str(self.sigma), "the discrete Gaussian is served for sigma <= 10000 "
-                                     "(its finite brackets would hold more than 240 000 outputs)")
+        if self.sigma > 10**4:
+            raise UnsupportedRequest(
+                "sigma",
+                str(self.sigma),
+                "the discrete Gaussian is served for sigma <= 10000 "
+                "(its finite brackets would hold more than 240 000 outputs)",
+            )
 
     def params(self) -> dict[str, str]:
         return {"sigma": str(self.sigma)}
@@ -62,7 +67,7 @@ class DiscreteGaussian(Mechanism):
     # --- exact profile and moments (sums over the integers at the current precision) -------------------------
     def _log_weight(self, x: int, shift: int) -> mp.mpf:
         """ln of the unnormalized mass e^{−(x − shift)²/(2σ²)}."""
-        return -mpq(Fraction((x - shift) ** 2) / (2 * self.sigma ** 2))
+        return -mpq(Fraction((x - shift) ** 2) / (2 * self.sigma**2))
 
     def _normalizer(self) -> mp.mpf:
         """Z = Σ_x e^{−x²/(2σ²)} = θ₃(0, e^{−1/(2σ²)}), the same for P and Q (integer shift)."""
@@ -88,7 +93,7 @@ class DiscreteGaussian(Mechanism):
         remove is increasing in x, so the positive part is a tail x ≥ x0 (remove) or x ≤ x0 (add), of both laws."""
         d = self._direction(direction)
         e = real("epsilon", epsilon)
-        s2 = self.sigma ** 2
+        s2 = self.sigma**2
         if d == "remove":  # ℓ(x) > ε ⟺ x > σ²ε + 1/2
             x0 = math.floor(s2 * e + Fraction(1, 2)) + 1
             a, b = self._tail_from(x0, 1, shift=1), self._tail_from(x0, 1, shift=0)
@@ -143,15 +148,16 @@ class DiscreteGaussian(Mechanism):
     def float_log_moments(self, j: np.ndarray) -> FloatMoments:
         """Integer orders j: the continuous Gaussian's closed form (see `moments_symbolic`)."""
         if not np.all(j == np.round(j)):
-            raise UnsupportedRequest("alpha", "non-integer", "the discrete Gaussian's closed-form moments hold at "
-                                     "integer orders")
+            raise UnsupportedRequest(
+                "alpha", "non-integer", "the discrete Gaussian's closed-form moments hold at integer orders"
+            )
         return Gaussian(self.sigma).float_log_moments(j)
 
     def loss_statistics(self) -> LossStatistics:
         """ℓ(x) = (2x − 1)/(2σ²): as the continuous Gaussian's (mean 1/(2σ²), variance 1/σ²), its span bounded by
         the kept outputs."""
         s = float(self.sigma)
-        return LossStatistics(0.5 / s ** 2, 1 / s ** 2, 2 * Z_TAIL / s + 1 / s ** 2, math.expm1(min(1 / s ** 2, 700.0)))
+        return LossStatistics(0.5 / s**2, 1 / s**2, 2 * Z_TAIL / s + 1 / s**2, math.expm1(min(1 / s**2, 700.0)))
 
 
 class BracketPair(FinitePair):

@@ -1,4 +1,5 @@
 """Pairs on a finite output set: randomized response and arbitrary discrete pairs."""
+
 from __future__ import annotations
 
 import math
@@ -38,7 +39,11 @@ class FinitePair(Mechanism):
     def _to_mp(self, expr) -> mp.mpf:
         if self.generator is not None:
             expr = expr.subs(self.generator, self.generator_value)
-        return mp.mpf(sp.N(expr, mp.mp.dps + 5)) if not isinstance(expr, sp.Rational) else mpq(Fraction(int(expr.p), int(expr.q)))
+        return (
+            mp.mpf(sp.N(expr, mp.mp.dps + 5))
+            if not isinstance(expr, sp.Rational)
+            else mpq(Fraction(int(expr.p), int(expr.q)))
+        )
 
     @property
     def size(self) -> int:
@@ -140,7 +145,7 @@ class FinitePair(Mechanism):
         else:
             losses = [abs(_log(Fraction(pi)) - _log(Fraction(qi))) for pi, qi in zip(*exact) if pi > 0 and qi > 0]
         big = max(losses) if losses else 1.0
-        return LossStatistics(big, big ** 2, 2 * big, math.expm1(min(2 * big, 700.0)))
+        return LossStatistics(big, big**2, 2 * big, math.expm1(min(2 * big, 700.0)))
 
 
 def _log(x: Fraction) -> float:
@@ -182,7 +187,7 @@ class RandomizedResponse(FinitePair):
     def loss_statistics(self) -> LossStatistics:
         """Losses ±ε0: mean ε0·tanh(ε0/2) under P, variance at most ε0², span 2ε0, χ² ≤ e^{2ε0} − 1."""
         e0 = float(self.eps0)
-        return LossStatistics(e0 * math.tanh(e0 / 2), e0 ** 2, 2 * e0, math.expm1(min(2 * e0, 700.0)))
+        return LossStatistics(e0 * math.tanh(e0 / 2), e0**2, 2 * e0, math.expm1(min(2 * e0, 700.0)))
 
 
 class DiscretePair(FinitePair):
@@ -195,8 +200,7 @@ class DiscretePair(FinitePair):
 
     name = "discrete"
     parameter = "pair"
-    parameter_help = ('--mechanism discrete: inline JSON \'{"p": [...], "q": [...]}\' or a JSON file holding that '
-                      'object')
+    parameter_help = '--mechanism discrete: inline JSON \'{"p": [...], "q": [...]}\' or a JSON file holding that object'
     parameter_kind = "json"
 
     def __init__(self, p, q):
@@ -214,8 +218,14 @@ class DiscretePair(FinitePair):
             raise InvalidParameter("pair", shown, PAIR_FORMAT)
         if set(data) != {"p", "q"}:
             extra, missing = sorted(map(str, set(data) - {"p", "q"})), sorted({"p", "q"} - set(data))
-            why = "; ".join(part for part in (extra and "unknown key " + ", ".join(map(repr, extra)),
-                                              missing and "missing " + ", ".join(map(repr, missing))) if part)
+            why = "; ".join(
+                part
+                for part in (
+                    extra and "unknown key " + ", ".join(map(repr, extra)),
+                    missing and "missing " + ", ".join(map(repr, missing)),
+                )
+                if part
+            )
             raise InvalidParameter("pair", shown, f"{PAIR_FORMAT} ({abbreviated(why, 120)})")
         return cls(data["p"], data["q"])
 
@@ -253,7 +263,9 @@ def _probability_vector(name: str, values) -> tuple[tuple[Fraction, ...], Fracti
     vec = []
     for i, v in enumerate(values):
         if v is None or isinstance(v, (list, tuple, dict)):
-            raise InvalidParameter(f"{name}[{i}]", abbreviated(v), "must be a probability (a number or a decimal/p/q string)")
+            raise InvalidParameter(
+                f"{name}[{i}]", abbreviated(v), "must be a probability (a number or a decimal/p/q string)"
+            )
         check_number_text(f"{name}[{i}]", v)
         x = to_fraction(f"{name}[{i}]", v)
         if x < 0:

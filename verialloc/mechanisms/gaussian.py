@@ -1,4 +1,5 @@
 """Gaussian mechanism: P = N(1, σ²), Q = N(0, σ²) (F9, F16), and n composed steps of it as one pair (F13)."""
+
 from __future__ import annotations
 
 import math
@@ -27,7 +28,7 @@ class Gaussian(ContinuousMechanism):
     parameter = "sigma"
     parameter_help = "Gaussian noise multiplier σ > 0"
     milder = "a larger sigma"
-    float_limits = {"sigma": (Fraction(1, 1000), Fraction(10 ** 8))}
+    float_limits = {"sigma": (Fraction(1, 1000), Fraction(10**8))}
     #: at t = 2 every δ (ε from 0.1 to 4/(2σ²)) and ε(1e-5) probed at σ = 0.003 and below was unresolved, allocation
     #: and Poisson (some at σ = 0.005 were resolved)
     quadrature_limits = {"sigma": Fraction(1, 500)}
@@ -51,7 +52,7 @@ class Gaussian(ContinuousMechanism):
 
     def _mu(self) -> Fraction:
         """μ = copies/(2σ²), exactly (F15)."""
-        return Fraction(self.copies) / (2 * self.sigma ** 2)
+        return Fraction(self.copies) / (2 * self.sigma**2)
 
     def delta(self, epsilon, direction: str = "remove") -> mp.mpf:
         """Balle–Wang profile (F13): Φ(1/(2σ) − εσ) − e^ε Φ(−1/(2σ) − εσ); both directions agree."""
@@ -70,7 +71,7 @@ class Gaussian(ContinuousMechanism):
         from 1 up to ε ≈ 1/(2σ²) (26 575 doublings at σ = 1e-4000, 100 s). None below SHIFTED_FROM: the caller
         inverts `delta` instead. The caller settles the precision (exact.accountant)."""
         c2 = 2 * self._mu()
-        if c2 < SHIFTED_FROM ** 2:
+        if c2 < SHIFTED_FROM**2:
             return None
         c = mp.sqrt(mpq(c2))
         goal = mpq(target)
@@ -118,7 +119,7 @@ class Gaussian(ContinuousMechanism):
         return []
 
     def loss_scale(self) -> Fraction:
-        return 1 / self.sigma ** 2
+        return 1 / self.sigma**2
 
     def allocation_depth(self, epsilon: mp.mpf, t: int) -> mp.mpf:
         """σ·ln(t·e^ε) + 1/(2σ): one U = P/Q of the t steps reaching t·e^ε alone (F15)."""
@@ -137,8 +138,9 @@ class Gaussian(ContinuousMechanism):
         excess = np.full(j.size, -np.inf)
         pos = x > 0
         xp = x[pos]
-        excess[pos] = np.where(xp > 1, xp + np.log1p(-np.exp(-np.minimum(xp, 700.0))),
-                               np.log(np.expm1(np.minimum(xp, 1.0))))
+        excess[pos] = np.where(
+            xp > 1, xp + np.log1p(-np.exp(-np.minimum(xp, 700.0))), np.log(np.expm1(np.minimum(xp, 1.0)))
+        )
         # d ln expm1(x)/dx = 1/(1 − e^{−x}) <= 1 + 1/x: the relative error of x passes to at most (x + 1)·5u
         err_excess = np.where(pos, 5 * U * (x + 1) + 4 * U * (1 + np.abs(excess)), 0.0)
         return FloatMoments(x, err, excess, np.where(pos, err_excess, 0.0))
@@ -146,7 +148,7 @@ class Gaussian(ContinuousMechanism):
     def loss_statistics(self) -> LossStatistics:
         """ℓ ~ N(μ, 2μ) under P: mean μ, variance 2μ = 1/σ², span ±Z_TAIL standard deviations plus 2μ (F15)."""
         s = float(self.sigma) / math.sqrt(self.copies)
-        return LossStatistics(0.5 / s ** 2, 1 / s ** 2, 2 * Z_TAIL / s + 1 / s ** 2, math.expm1(min(1 / s ** 2, 700.0)))
+        return LossStatistics(0.5 / s**2, 1 / s**2, 2 * Z_TAIL / s + 1 / s**2, math.expm1(min(1 / s**2, 700.0)))
 
 
 class GaussianLoss(LossLaw):
@@ -220,7 +222,6 @@ def _mills(y: mp.mpf) -> mp.mpf:
     return total
 
 
-
 def gaussian_delta(sigma: mp.mpf, epsilon: mp.mpf) -> mp.mpf:
     """F13 at the current precision (sigma, epsilon as mpf; epsilon may be ±inf)."""
     if epsilon == mp.inf:
@@ -276,7 +277,7 @@ def exp_large(z: mp.mpf) -> mp.mpf:
 
 
 #: below this argument Φ is summed from its asymptotic series (mpmath's erfc overflows near -1e300)
-NCDF_SERIES_BELOW = -mp.mpf(10) ** 10
+NCDF_SERIES_BELOW = -(mp.mpf(10) ** 10)
 
 
 def ncdf(x: mp.mpf) -> mp.mpf:

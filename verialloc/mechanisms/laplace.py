@@ -1,4 +1,5 @@
 """Laplace mechanism with sensitivity 1: P = Lap(1, b), Q = Lap(0, b)."""
+
 from __future__ import annotations
 
 import math
@@ -53,7 +54,8 @@ class Laplace(ContinuousMechanism):
         """Laurent polynomials in v = exp(1/b) (integer p, so 2p − 1 ≠ 0)."""
         v, b = sp.Symbol("v", positive=True), sp.Symbol("b", positive=True)
         vals = tuple(
-            sp.Rational(1, 2) * v ** (-p) + sp.Rational(1, 2) * v ** (p - 1)
+            sp.Rational(1, 2) * v ** (-p)
+            + sp.Rational(1, 2) * v ** (p - 1)
             + v ** (-p) * (v ** (2 * p - 1) - 1) / (2 * (2 * p - 1))
             for p in range(n + 1)
         )
@@ -82,8 +84,9 @@ class Laplace(ContinuousMechanism):
         jj = j[1:]
         w = (2 * jj - 1) * v
         log_expm1 = np.where(w > 1, w + np.log1p(-np.exp(-w)), np.log(np.expm1(np.minimum(w, 1.0))))
-        terms = np.stack([-jj * v - math.log(2), (jj - 1) * v - math.log(2),
-                          -jj * v + log_expm1 - np.log(2 * (2 * jj - 1))])
+        terms = np.stack(
+            [-jj * v - math.log(2), (jj - 1) * v - math.log(2), -jj * v + log_expm1 - np.log(2 * (2 * jj - 1))]
+        )
         log_d = np.concatenate([[0.0], logsumexp(terms, axis=0)])
         scale = np.concatenate([[0.0], np.max(np.abs(terms), axis=0)])
         return FloatMoments(np.maximum(log_d, 0.0), 16 * U * (scale + 2))
@@ -91,7 +94,7 @@ class Laplace(ContinuousMechanism):
     def loss_statistics(self) -> LossStatistics:
         """|ℓ| ≤ ε0 = 1/b: mean and variance at most ε0 and ε0², span 2ε0, χ² ≤ e^{2ε0} − 1."""
         e0 = 1 / float(self.scale)
-        return LossStatistics(e0, e0 ** 2, 2 * e0, math.expm1(min(2 * e0, 700.0)))
+        return LossStatistics(e0, e0**2, 2 * e0, math.expm1(min(2 * e0, 700.0)))
 
 
 class LaplaceLoss(LossLaw):
@@ -114,7 +117,9 @@ class LaplaceLoss(LossLaw):
 
     def sf_p(self, y):
         y = np.asarray(y, float)
-        return np.where(y >= self.top, 0.0, np.where(y < -self.top, 1.0, -np.expm1((self._c(y) - 1.0) / self.b) / 2 + 0.5))
+        return np.where(
+            y >= self.top, 0.0, np.where(y < -self.top, 1.0, -np.expm1((self._c(y) - 1.0) / self.b) / 2 + 0.5)
+        )
 
     def cdf_q(self, y):
         y = np.asarray(y, float)

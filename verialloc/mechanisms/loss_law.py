@@ -7,6 +7,7 @@ masses at the infinite ends: P(Q = 0) (loss +inf under P) and Q(P = 0) (loss −
 Because dP = e^ℓ dQ on the finite part, E_Q[e^ℓ; ℓ ≤ y] = P(ℓ ≤ y) — the partial first moment of the
 exp-PLD that the allocation discretization needs.
 """
+
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
@@ -61,16 +62,20 @@ class LossLaw(ABC):
         return np.full(np.shape(np.asarray(y, float)), np.inf)
 
     @abstractmethod
-    def cdf_p(self, y): """P(ℓ ≤ y) over finite ℓ."""
+    def cdf_p(self, y):
+        """P(ℓ ≤ y) over finite ℓ."""
 
     @abstractmethod
-    def sf_p(self, y): """P(y < ℓ < inf)."""
+    def sf_p(self, y):
+        """P(y < ℓ < inf)."""
 
     @abstractmethod
-    def cdf_q(self, y): """Q(−inf < ℓ ≤ y)."""
+    def cdf_q(self, y):
+        """Q(−inf < ℓ ≤ y)."""
 
     @abstractmethod
-    def sf_q(self, y): """Q(ℓ > y) over finite ℓ."""
+    def sf_q(self, y):
+        """Q(ℓ > y) over finite ℓ."""
 
     @abstractmethod
     def support(self) -> tuple[float, float]:
@@ -84,7 +89,11 @@ class LossLaw(ABC):
     def quantile_range(self, tail: float) -> tuple[float, float]:
         """[a, b] with P(ℓ < a) ≤ tail, Q(ℓ < a) ≤ tail, P(ℓ > b) ≤ tail and Q(ℓ > b) ≤ tail (finite parts)."""
         lo, hi = self.support()
-        a = lo if np.isfinite(lo) else _search(lambda y: max(self.cdf_p(y), self.cdf_q(y)) - tail, -1.0, decreasing=False)
+        a = (
+            lo
+            if np.isfinite(lo)
+            else _search(lambda y: max(self.cdf_p(y), self.cdf_q(y)) - tail, -1.0, decreasing=False)
+        )
         b = hi if np.isfinite(hi) else _search(lambda y: max(self.sf_p(y), self.sf_q(y)) - tail, 1.0, decreasing=True)
         return float(a), float(b)
 
@@ -120,8 +129,11 @@ class FiniteLoss(LossLaw):
         p, q = np.asarray(p, float), np.asarray(q, float)
         if losses is None:
             with np.errstate(divide="ignore"):
-                losses = np.where((p > 0) & (q > 0), np.log(np.where(p > 0, p, 1.0)) - np.log(np.where(q > 0, q, 1.0)),
-                                  np.where(p > 0, np.inf, -np.inf))
+                losses = np.where(
+                    (p > 0) & (q > 0),
+                    np.log(np.where(p > 0, p, 1.0)) - np.log(np.where(q > 0, q, 1.0)),
+                    np.where(p > 0, np.inf, -np.inf),
+                )
             losses = np.where((p == 0) & (q == 0), np.nan, losses)
         losses = np.asarray(losses, float)
         both = np.isfinite(losses)
@@ -253,6 +265,9 @@ def _converged_losses(mech) -> list[float]:
             else:
                 return out
         if dps >= MAX_LOSS_DIGITS:
-            raise UnsupportedRequest("pair", mech.name, f"a loss ln P/Q is not resolved at {MAX_LOSS_DIGITS} digits "
-                                                        "(P and Q agree to more digits than that)")
+            raise UnsupportedRequest(
+                "pair",
+                mech.name,
+                f"a loss ln P/Q is not resolved at {MAX_LOSS_DIGITS} digits (P and Q agree to more digits than that)",
+            )
         dps *= 2

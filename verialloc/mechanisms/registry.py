@@ -1,6 +1,7 @@
 """The mechanisms by the name the command line and configuration files use (`--mechanism NAME`): one entry per
 mechanism module. Everything else a layer needs from a mechanism, the mechanism declares itself
 (mechanisms.base.Mechanism)."""
+
 from __future__ import annotations
 
 from .base import Mechanism
@@ -10,8 +11,9 @@ from .gaussian import Gaussian
 from .laplace import Laplace
 
 #: --mechanism value -> mechanism class
-MECHANISMS: dict[str, type[Mechanism]] = {cls.name: cls for cls in (Gaussian, Laplace, RandomizedResponse, DiscretePair,
-                                                                   DiscreteGaussian)}
+MECHANISMS: dict[str, type[Mechanism]] = {
+    cls.name: cls for cls in (Gaussian, Laplace, RandomizedResponse, DiscretePair, DiscreteGaussian)
+}
 #: every parameter key a mechanism takes, in registry order, each once (the CLI's flags, the configuration keys)
 PARAMETERS: tuple[str, ...] = tuple(dict.fromkeys(cls.parameter for cls in MECHANISMS.values()))
 

@@ -9,6 +9,7 @@ child is killed), ChildFailure when the child died without an answer (out of mem
 copy of 2, so nothing it prints (C extensions included) reaches this process's stdout. Without the "fork" start
 method the call runs in this process, without the time limit.
 """
+
 from __future__ import annotations
 
 import multiprocessing
@@ -36,8 +37,7 @@ def run(fn, *args, timeout: float, progress=None, memory: int | None = None, qui
         return fn(*args, progress) if progress is not None else fn(*args)
     ctx = multiprocessing.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(child, fn, args, progress is not None, memory, quiet_stdout),
-                       daemon=True)
+    proc = ctx.Process(target=_child, args=(child, fn, args, progress is not None, memory, quiet_stdout), daemon=True)
     deadline = time.perf_counter() + timeout
     proc.start()
     child.close()

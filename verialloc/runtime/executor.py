@@ -15,6 +15,7 @@ mpmath's working precision is one global per process, so tasks that share a proc
 workers with several threads) run one at a time: two interleaved `mp.workdps` blocks would each compute at the
 other's precision, and the last to exit would leave its own behind.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -47,16 +48,18 @@ def check(executor: str, scheduler: str | None = None, workers: int | None = Non
     if scheduler is not None and executor != "dask":
         raise InvalidParameter("scheduler", scheduler, "applies only to --executor dask")
     if scheduler is not None and workers is not None:
-        raise InvalidParameter("workers", workers, "sets the size of a local cluster; the cluster at --scheduler "
-                                                   "has its own workers")
+        raise InvalidParameter(
+            "workers", workers, "sets the size of a local cluster; the cluster at --scheduler has its own workers"
+        )
     if workers is not None and executor == "local":
         raise InvalidParameter("workers", workers, "applies to --executor process|dask (local runs in this process)")
     if executor == "dask":
         try:
             import dask.distributed  # noqa: F401  (the extra is missing: say so before any work)
         except ImportError:
-            raise UnsupportedRequest("executor", "dask", "needs dask.distributed, not installed "
-                                                         "(pip install 'verialloc[dask]')") from None
+            raise UnsupportedRequest(
+                "executor", "dask", "needs dask.distributed, not installed (pip install 'verialloc[dask]')"
+            ) from None
 
 
 def completed(fn, items, executor="local", *, scheduler: str | None = None, workers: int | None = None):
@@ -116,12 +119,19 @@ def _dask(stack: contextlib.ExitStack, scheduler: str | None, workers: int):
     lost with interrupted workers included: for minutes, or for ever)."""
     import dask
     from dask.distributed import Client, LocalCluster  # present: check() has looked
+
     if scheduler is None:  # non-daemonic workers: a task may fork (audit's per-call timeout child)
-        stack.enter_context(dask.config.set({"distributed.worker.daemon": False,
-                                             "distributed.worker.multiprocessing-method": _start_method()}))
+        stack.enter_context(
+            dask.config.set(
+                {"distributed.worker.daemon": False, "distributed.worker.multiprocessing-method": _start_method()}
+            )
+        )
         with _sigint_deferred():
-            cluster = stack.enter_context(LocalCluster(n_workers=workers, threads_per_worker=1,
-                                                       dashboard_address=None, silence_logs=logging.CRITICAL))
+            cluster = stack.enter_context(
+                LocalCluster(
+                    n_workers=workers, threads_per_worker=1, dashboard_address=None, silence_logs=logging.CRITICAL
+                )
+            )
             stack.callback(_stop_workers, cluster)
             client = stack.enter_context(Client(cluster))
     else:
@@ -171,6 +181,7 @@ def _stop_workers(cluster) -> None:
     """Close the cluster's workers, killing one still running a task after STOP_GRACE seconds (the cluster's own
     close gives it 4 s)."""
     import asyncio
+
     cluster.sync(asyncio.gather, *(nanny.close(timeout=STOP_GRACE) for nanny in cluster.workers.values()))
 
 
@@ -180,6 +191,7 @@ def _connect(scheduler: str):
     and bytes that are not Dask's framing raise ValueError or MemoryError; so it runs in a daemon thread that is
     abandoned at the deadline."""
     from dask.distributed import Client
+
     box = {}
 
     def attempt():
@@ -194,8 +206,11 @@ def _connect(scheduler: str):
     thread.start()
     thread.join(CONNECT_TIMEOUT + HANDSHAKE_GRACE)
     if thread.is_alive():
-        raise InvalidParameter("scheduler", scheduler, f"no Dask scheduler answered there (no handshake within "
-                                                       f"{CONNECT_TIMEOUT + HANDSHAKE_GRACE} s)")
+        raise InvalidParameter(
+            "scheduler",
+            scheduler,
+            f"no Dask scheduler answered there (no handshake within {CONNECT_TIMEOUT + HANDSHAKE_GRACE} s)",
+        )
     if "error" in box:
         raise InvalidParameter("scheduler", scheduler, f"no Dask scheduler answered there ({box['error']})")
     return box["client"]

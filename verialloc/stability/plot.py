@@ -1,4 +1,5 @@
 """Heatmap of a sweep: log10 relative error per grid point, failures and unsound points marked (matplotlib)."""
+
 from __future__ import annotations
 
 import math
@@ -14,6 +15,7 @@ FLOOR = 1e-18  # relative errors below this are drawn at the floor (float64 cann
 def heatmap(points: list[Point], p: Probe, tolerance: float, path: Path) -> None:
     try:
         import matplotlib
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError as exc:

@@ -3,6 +3,7 @@
 A probe maps a grid point (x, y) to (lower, upper) from the float64 path (a point value has lower == upper) and
 to the reference from the exact layer (mpmath). The sweep classifies each point (sweep.classify).
 """
+
 from __future__ import annotations
 
 import math
@@ -87,7 +88,7 @@ def _linear_float_rdp(alpha: float, steps: float) -> tuple[float, float]:
         b[0] = 1.0
         for m in range(1, n + 1):
             k = np.arange(1, m + 1)
-            b[m] = float(np.dot(((t + 1) * k - m) * a[1:m + 1], b[m - k])) / m
+            b[m] = float(np.dot(((t + 1) * k - m) * a[1 : m + 1], b[m - k])) / m
         moment = math.gamma(n + 1.0) * b[n] / float(t) ** n
         value = math.log(moment) / (n - 1) if moment > 0 and math.isfinite(moment) else math.nan
     return value, value
@@ -115,8 +116,9 @@ def _rr_epsilon_cost(steps: float, delta: float) -> Estimate:
 
 def _gaussian_delta_cost(steps: float, epsilon: float) -> Estimate:
     config = Config(Gaussian(1), steps=_int_axis("steps", steps, 1))
-    return (cost_model.estimate("delta", config, "pld")
-            + cost_model.estimate("delta", config, "exact", repr(epsilon), digits=12, direction="remove"))
+    return cost_model.estimate("delta", config, "pld") + cost_model.estimate(
+        "delta", config, "exact", repr(epsilon), digits=12, direction="remove"
+    )
 
 
 def _rdp_cost(linear: bool):
@@ -128,35 +130,65 @@ def _rdp_cost(linear: bool):
             path = Estimate(5e-6 * a + 1e-9 * a * a, 16.0 * a, "alpha", a)
         else:
             if a > MAX_ORDER:
-                raise InvalidParameter("alpha", alpha, f"must be an integer in [2, {MAX_ORDER}] "
-                                       "(float64 RDP orders)")
+                raise InvalidParameter("alpha", alpha, f"must be an integer in [2, {MAX_ORDER}] (float64 RDP orders)")
             path = cost_model.estimate("rdp", config, "rdp", a)
         return ref + path
+
     return estimate
 
 
 PROBES = {
-    p.name: p for p in (
-        Probe("gaussian-delta", ("sigma", (0.3, 0.5, 0.8, 1.0, 2.0, 4.0), True),
-              ("epsilon", tuple(float(e) for e in np.linspace(0.5, 12.0, 8)), False),
-              _textbook_gaussian_delta, _exact_gaussian_delta,
-              "the textbook float64 Balle–Wang formula (F13) against mpmath: catastrophic cancellation once δ "
-              "falls below ~1e-16 of Φ(1/(2σ) − εσ)", _gaussian_point_cost),
-        Probe("pld-rr-epsilon", ("steps", (10, 100, 1000), True), ("delta", (1e-3, 1e-6, 1e-10, 1e-15, 1e-30), True),
-              _pld_rr_epsilon, _exact_rr_epsilon,
-              "verialloc's float64 PLD ε bracket (remove) for randomized response ε0 = 1 under 1-out-of-t allocation, "
-              "against exact enumeration", _rr_epsilon_cost),
-        Probe("pld-gaussian-delta", ("steps", (1, 2), False), ("epsilon", (0.0, 0.5, 1.0, 2.0, 4.0), False),
-              _pld_gaussian_delta, _exact_gaussian_allocation_delta,
-              "verialloc's float64 PLD δ bracket (remove) for Gaussian σ = 1 allocation against closed form (t = 1) "
-              "and mpmath quadrature (t = 2)", _gaussian_delta_cost),
-        Probe("rdp-linear", ("alpha", (2, 8, 32, 64, 128, 512), True), ("steps", (10, 1000, 10**6, 10**9), True),
-              _linear_float_rdp, _exact_rdp,
-              "allocation RDP (Gaussian σ = 1, remove) by the generating function in plain float64 linear space "
-              "against mpmath: overflow of the moments at large α, lost digits of ln D_α at large t", _rdp_cost(True)),
-        Probe("rdp-logspace", ("alpha", (2, 8, 32, 64, 128, 512), True), ("steps", (10, 1000, 10**6, 10**9), True),
-              _logspace_rdp, _exact_rdp,
-              "verialloc's log-space float64 allocation RDP (Gaussian σ = 1, remove) with its error budget, "
-              "against mpmath", _rdp_cost(False)),
+    p.name: p
+    for p in (
+        Probe(
+            "gaussian-delta",
+            ("sigma", (0.3, 0.5, 0.8, 1.0, 2.0, 4.0), True),
+            ("epsilon", tuple(float(e) for e in np.linspace(0.5, 12.0, 8)), False),
+            _textbook_gaussian_delta,
+            _exact_gaussian_delta,
+            "the textbook float64 Balle–Wang formula (F13) against mpmath: catastrophic cancellation once δ "
+            "falls below ~1e-16 of Φ(1/(2σ) − εσ)",
+            _gaussian_point_cost,
+        ),
+        Probe(
+            "pld-rr-epsilon",
+            ("steps", (10, 100, 1000), True),
+            ("delta", (1e-3, 1e-6, 1e-10, 1e-15, 1e-30), True),
+            _pld_rr_epsilon,
+            _exact_rr_epsilon,
+            "verialloc's float64 PLD ε bracket (remove) for randomized response ε0 = 1 under 1-out-of-t allocation, "
+            "against exact enumeration",
+            _rr_epsilon_cost,
+        ),
+        Probe(
+            "pld-gaussian-delta",
+            ("steps", (1, 2), False),
+            ("epsilon", (0.0, 0.5, 1.0, 2.0, 4.0), False),
+            _pld_gaussian_delta,
+            _exact_gaussian_allocation_delta,
+            "verialloc's float64 PLD δ bracket (remove) for Gaussian σ = 1 allocation against closed form (t = 1) "
+            "and mpmath quadrature (t = 2)",
+            _gaussian_delta_cost,
+        ),
+        Probe(
+            "rdp-linear",
+            ("alpha", (2, 8, 32, 64, 128, 512), True),
+            ("steps", (10, 1000, 10**6, 10**9), True),
+            _linear_float_rdp,
+            _exact_rdp,
+            "allocation RDP (Gaussian σ = 1, remove) by the generating function in plain float64 linear space "
+            "against mpmath: overflow of the moments at large α, lost digits of ln D_α at large t",
+            _rdp_cost(True),
+        ),
+        Probe(
+            "rdp-logspace",
+            ("alpha", (2, 8, 32, 64, 128, 512), True),
+            ("steps", (10, 1000, 10**6, 10**9), True),
+            _logspace_rdp,
+            _exact_rdp,
+            "verialloc's log-space float64 allocation RDP (Gaussian σ = 1, remove) with its error budget, "
+            "against mpmath",
+            _rdp_cost(False),
+        ),
     )
 }

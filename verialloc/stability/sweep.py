@@ -6,6 +6,7 @@ Status of a point (float64 result [lower, upper], reference r):
 * "inaccurate" — relative error max(|lower − r|, |upper − r|)/|r| above the tolerance;
 * "ok"         — otherwise.
 """
+
 from __future__ import annotations
 
 import csv
@@ -80,14 +81,20 @@ def check_cost(p: Probe, xs, ys, budget=None) -> Estimate | None:
         return total
     est, x, y = worst
     axis, value = (p.x[0], x) if est.driver == p.x[0] else (p.y[0], y)
-    raise BudgetExceeded(axis, f"{value:g}", f"probe {p.name}: the sweep needs {total.describe()} (the point "
-                         f"{p.x[0]}={x:g}, {p.y[0]}={y:g} alone {est.describe()}), over the budget of "
-                         f"{budget.seconds:g} s and {budget.memory / 2 ** 30:g} GiB; choose smaller {axis} values",
-                         total, budget)
+    raise BudgetExceeded(
+        axis,
+        f"{value:g}",
+        f"probe {p.name}: the sweep needs {total.describe()} (the point "
+        f"{p.x[0]}={x:g}, {p.y[0]}={y:g} alone {est.describe()}), over the budget of "
+        f"{budget.seconds:g} s and {budget.memory / 2**30:g} GiB; choose smaller {axis} values",
+        total,
+        budget,
+    )
 
 
-def run(p: Probe, xs, ys, tolerance: float, progress=None, budget=None, executor="local", scheduler=None,
-        workers=None) -> list[Point]:
+def run(
+    p: Probe, xs, ys, tolerance: float, progress=None, budget=None, executor="local", scheduler=None, workers=None
+) -> list[Point]:
     """Evaluate the float64 path and the reference at every (x, y) (`point`), in grid order; never raises for a
     failing point. The points run on `executor` (verialloc.runtime.executor: local, process or dask). The sweep is
     refused before it starts when its estimated cost exceeds `budget` (check_cost)."""
@@ -124,8 +131,19 @@ def write_csv(points: list[Point], p: Probe, path: Path) -> None:
         writer = csv.writer(fh)
         writer.writerow([p.x[0], p.y[0], "lower", "upper", "reference", "rel_error", "status", "seconds", "message"])
         for pt in points:
-            writer.writerow([repr(pt.x), repr(pt.y), repr(pt.lower), repr(pt.upper), pt.reference,
-                             repr(pt.rel_error), pt.status, f"{pt.seconds:.3f}", pt.message])
+            writer.writerow(
+                [
+                    repr(pt.x),
+                    repr(pt.y),
+                    repr(pt.lower),
+                    repr(pt.upper),
+                    pt.reference,
+                    repr(pt.rel_error),
+                    pt.status,
+                    f"{pt.seconds:.3f}",
+                    pt.message,
+                ]
+            )
 
 
 def regions(points: list[Point], p: Probe) -> list[str]:

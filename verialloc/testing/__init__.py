@@ -23,15 +23,32 @@ Names load on first use (PEP 562): the pytest plugin imports this package in eve
 installed, so importing it must neither cost time nor need hypothesis (the `test` extra), which only the strategies
 import.
 """
+
 from importlib import import_module
 
 #: public name -> submodule defining it
 _SOURCES = {
     **dict.fromkeys(("assert_sound_lower", "assert_sound_upper", "reference"), "assertions"),
     "check_accountant": "plugin",
-    **dict.fromkeys(("Query", "configs", "deltas", "directions", "discrete_pairs", "epsilons", "finite_mechanisms",
-                     "gaussians", "laplaces", "mechanisms", "probability_pairs", "queries", "randomized_responses",
-                     "rates"), "strategies"),
+    **dict.fromkeys(
+        (
+            "Query",
+            "configs",
+            "deltas",
+            "directions",
+            "discrete_pairs",
+            "epsilons",
+            "finite_mechanisms",
+            "gaussians",
+            "laplaces",
+            "mechanisms",
+            "probability_pairs",
+            "queries",
+            "randomized_responses",
+            "rates",
+        ),
+        "strategies",
+    ),
 }
 
 __all__ = sorted(_SOURCES)

@@ -8,6 +8,7 @@ reference for the same configuration and direction (F3: remove, add, or both = t
 An upper claim must be ≥ the reference's lower end, a lower claim ≤ its upper end; the check is one-sided,
 so a loose but valid bound passes and only an unsound one fails.
 """
+
 from __future__ import annotations
 
 import math
@@ -49,8 +50,17 @@ def assert_same_pld(a: PLD, b: PLD, tol: float = 1e-13, loss_atol: float = 1e-12
 
 
 # --- soundness of other accountants -------------------------------------------------------------------
-def reference(config: Config, *, epsilon=None, delta=None, direction: str = "remove", digits: int = 20,
-              method: str = "auto", pld_settings=None, budget=None) -> Bracket:
+def reference(
+    config: Config,
+    *,
+    epsilon=None,
+    delta=None,
+    direction: str = "remove",
+    digits: int = 20,
+    method: str = "auto",
+    pld_settings=None,
+    budget=None,
+) -> Bracket:
     """verialloc's reference Bracket for δ(ε) or ε(δ): method "exact", "pld", or "auto" (exact when the exact
     layer serves the request within `budget`, else pld); a Bracket passed as `method` is returned as is
     (precomputed). `pld_settings`: a `numeric.pld.pld_accountant.Settings` for the pld method; `budget`: seconds
@@ -75,9 +85,20 @@ def reference(config: Config, *, epsilon=None, delta=None, direction: str = "rem
     return ask(config, value, direction=d, method="pld", digits=digits, budget=budget, **options)
 
 
-def assert_sound_upper(fn, config: Config, *, epsilon=None, delta=None, direction: str = "remove",
-                       rtol: float = 1e-12, atol: float = 0.0, digits: int = 20, method: str = "auto",
-                       pld_settings=None, **kwargs) -> Bracket:
+def assert_sound_upper(
+    fn,
+    config: Config,
+    *,
+    epsilon=None,
+    delta=None,
+    direction: str = "remove",
+    rtol: float = 1e-12,
+    atol: float = 0.0,
+    digits: int = 20,
+    method: str = "auto",
+    pld_settings=None,
+    **kwargs,
+) -> Bracket:
     """Assert that `fn`'s claim is a valid **upper** bound: claim ≥ reference lower end − slack.
 
     Pass exactly one of `epsilon` (fn returns δ(ε)) or `delta` (fn returns ε(δ)); fn is called as
@@ -88,9 +109,20 @@ def assert_sound_upper(fn, config: Config, *, epsilon=None, delta=None, directio
     return _check("upper", fn, config, epsilon, delta, direction, rtol, atol, digits, method, pld_settings, kwargs)
 
 
-def assert_sound_lower(fn, config: Config, *, epsilon=None, delta=None, direction: str = "remove",
-                       rtol: float = 1e-12, atol: float = 0.0, digits: int = 20, method: str = "auto",
-                       pld_settings=None, **kwargs) -> Bracket:
+def assert_sound_lower(
+    fn,
+    config: Config,
+    *,
+    epsilon=None,
+    delta=None,
+    direction: str = "remove",
+    rtol: float = 1e-12,
+    atol: float = 0.0,
+    digits: int = 20,
+    method: str = "auto",
+    pld_settings=None,
+    **kwargs,
+) -> Bracket:
     """Assert that `fn`'s claim is a valid **lower** bound: claim ≤ reference upper end + slack (see
     `assert_sound_upper`)."""
     return _check("lower", fn, config, epsilon, delta, direction, rtol, atol, digits, method, pld_settings, kwargs)
@@ -103,16 +135,22 @@ class QueryArguments(InvalidParameter, TypeError):
 
 def quantity_of(epsilon, delta) -> tuple[str, object]:
     if (epsilon is None) == (delta is None):
-        raise QueryArguments("epsilon", f"{epsilon}, delta={delta}",
-                             "pass exactly one of epsilon= (fn returns delta) or delta= (fn returns epsilon)")
+        raise QueryArguments(
+            "epsilon",
+            f"{epsilon}, delta={delta}",
+            "pass exactly one of epsilon= (fn returns delta) or delta= (fn returns epsilon)",
+        )
     return ("delta", epsilon) if epsilon is not None else ("epsilon", delta)
 
 
 def accountant_of(fn):
     """fn itself, or InvalidParameter when it cannot be called (checked before anything else runs)."""
     if not callable(fn):
-        raise InvalidParameter("fn", abbreviated(fn), "must be a callable accountant fn(config, epsilon=... | "
-                                                      "delta=..., direction=...) returning a float")
+        raise InvalidParameter(
+            "fn",
+            abbreviated(fn),
+            "must be a callable accountant fn(config, epsilon=... | delta=..., direction=...) returning a float",
+        )
     return fn
 
 
@@ -124,11 +162,20 @@ def _check(claim: str, fn, config, epsilon, delta, direction, rtol, atol, digits
     raw = accountant_of(fn)(config, **{given: value}, direction=direction, **kwargs)
     claimed, problem = claim_of(raw, quantity)
     if problem is not None:
-        raise AssertionError(f"invalid {claim} bound: {_name(fn)} {problem} for {quantity}({given}={value}) "
-                             f"[direction={direction}] for {describe(config)}"
-                             f"{': NaN or not a number' * (claimed is None)}; it {expected_return(quantity)}")
-    ref = reference(config, epsilon=epsilon, delta=delta, direction=direction, digits=digits, method=method,
-                    pld_settings=pld_settings)
+        raise AssertionError(
+            f"invalid {claim} bound: {_name(fn)} {problem} for {quantity}({given}={value}) "
+            f"[direction={direction}] for {describe(config)}"
+            f"{': NaN or not a number' * (claimed is None)}; it {expected_return(quantity)}"
+        )
+    ref = reference(
+        config,
+        epsilon=epsilon,
+        delta=delta,
+        direction=direction,
+        digits=digits,
+        method=method,
+        pld_settings=pld_settings,
+    )
     end = ref.lower if claim == "upper" else ref.upper
     with mp.workdps(max(digits, 15) + 30):  # the slack must not vanish in the rounding of end ± slack
         scale = abs(end) if mp.isfinite(end) else mp.mpf(0)
@@ -186,8 +233,11 @@ def claim_of(raw, quantity: str):
 
 def expected_return(quantity: str) -> str:
     """What an accountant must return for `quantity`."""
-    return ("must return a float: delta(epsilon) in [0, 1]" if quantity == "delta" else
-            "must return a float: epsilon(delta), a real number or +-inf")
+    return (
+        "must return a float: delta(epsilon) in [0, 1]"
+        if quantity == "delta"
+        else "must return a float: epsilon(delta), a real number or +-inf"
+    )
 
 
 def _name(fn) -> str:
@@ -218,5 +268,6 @@ def domination_slack(v: dict, u: dict, *, shift=0, factor=1):
 def assert_stochastically_dominated(v: dict, u: dict, *, shift=0, factor=1, slack=0) -> None:
     """Assert V ⪯_(shift, slack) U (F10; V ⪯ U when both are 0) for laws {value: mass}; see `domination_slack`."""
     needed = domination_slack(v, u, shift=shift, factor=factor)
-    assert needed <= slack, (f"not stochastically dominated: V ⪯_(shift={shift}, beta) U needs beta = {needed} "
-                             f"> {slack}\n V = {v}\n U = {u}")
+    assert needed <= slack, (
+        f"not stochastically dominated: V ⪯_(shift={shift}, beta) U needs beta = {needed} > {slack}\n V = {v}\n U = {u}"
+    )

@@ -6,6 +6,7 @@ or math.inf where B = 0), so every identity below is checked exactly on its inst
 reference, `renyi` (a logarithm), is exact where it is 0 or +inf and otherwise taken at high precision from the
 exact excess D_α − 1.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -27,8 +28,9 @@ def allocation(p, q, t: int, k: int = 1) -> tuple[dict, dict]:
     a, b = {}, {}
     for y in itertools.product(range(len(p)), repeat=t):
         b[y] = math.prod(Fraction(q[j]) for j in y)
-        a[y] = sum(math.prod(Fraction(p[j]) if i in s else Fraction(q[j]) for i, j in enumerate(y))
-                   for s in subsets) / len(subsets)
+        a[y] = sum(
+            math.prod(Fraction(p[j]) if i in s else Fraction(q[j]) for i, j in enumerate(y)) for s in subsets
+        ) / len(subsets)
     return a, b
 
 

@@ -20,6 +20,7 @@ REFERENCE_BUDGET seconds). An exception raised by the accountant itself propagat
 The plugin loads into every pytest run where verialloc is installed, so at load time it imports only pytest and
 mpmath (verialloc's own modules when a test asks); references are computed once per session and query.
 """
+
 from __future__ import annotations
 
 import functools
@@ -43,9 +44,12 @@ _REFERENCES = pytest.StashKey[dict]()
 
 def pytest_addoption(parser):
     parser.getgroup("verialloc").addoption(
-        "--verialloc-method", choices=METHODS, default="auto",
+        "--verialloc-method",
+        choices=METHODS,
+        default="auto",
         help="reference of the verialloc_check fixture: auto (exact layer when it serves the query, else the "
-             "certified PLD bracket), exact or pld (default auto)")
+        "certified PLD bracket), exact or pld (default auto)",
+    )
 
 
 @pytest.fixture
@@ -63,10 +67,23 @@ def verialloc_check(request):
     return check
 
 
-def check_accountant(fn, config, *, epsilon=None, delta=None, claim: str = "upper", direction: str = "both",
-                     method: str = "auto", max_loose: float | None = None, tolerance: float | None = None,
-                     rtol: float = 1e-12, pld_settings=None, references: dict | None = None,
-                     budget=REFERENCE_BUDGET, **kwargs):
+def check_accountant(
+    fn,
+    config,
+    *,
+    epsilon=None,
+    delta=None,
+    claim: str = "upper",
+    direction: str = "both",
+    method: str = "auto",
+    max_loose: float | None = None,
+    tolerance: float | None = None,
+    rtol: float = 1e-12,
+    pld_settings=None,
+    references: dict | None = None,
+    budget=REFERENCE_BUDGET,
+    **kwargs,
+):
     """Check `fn`'s answer to one query against verialloc's reference (module docstring); returns the reference
     Bracket, raises AssertionError (UNSAFE / LOOSE / OUTSIDE, or BAD RETURN when fn returns no float: None, text,
     a bool, a tuple, an array, NaN, a delta outside [0, 1]) otherwise. Bad arguments (a non-callable fn, an
@@ -81,24 +98,48 @@ def check_accountant(fn, config, *, epsilon=None, delta=None, claim: str = "uppe
     from ..validation import abbreviated
     from . import assertions
 
-    config, quantity, value, exact = _inputs(fn, config, epsilon, delta, claim, direction, method, max_loose,
-                                             tolerance, rtol, pld_settings, references, budget)
+    config, quantity, value, exact = _inputs(
+        fn,
+        config,
+        epsilon,
+        delta,
+        claim,
+        direction,
+        method,
+        max_loose,
+        tolerance,
+        rtol,
+        pld_settings,
+        references,
+        budget,
+    )
     given = "epsilon" if quantity == "delta" else "delta"
     raw = fn(config, **{given: value}, direction=direction, **kwargs)
     claimed, returned = assertions.claim_of(raw, quantity)
     if returned is not None:
-        raise AssertionError(f"verialloc BAD RETURN: {_name(fn)} {returned} for {quantity}({given}={value}) "
-                             f"[direction={direction}] for {assertions.describe(config)}; it "
-                             f"{assertions.expected_return(quantity)}")
+        raise AssertionError(
+            f"verialloc BAD RETURN: {_name(fn)} {returned} for {quantity}({given}={value}) "
+            f"[direction={direction}] for {assertions.describe(config)}; it "
+            f"{assertions.expected_return(quantity)}"
+        )
     key = (config, quantity, exact, direction, method, pld_settings)  # exact: a 0-d array or "1e-5" is hashable
     cache = {} if references is None else references
     if key not in cache:
-        cache[key] = assertions.reference(config, epsilon=epsilon, delta=delta, direction=direction, method=method,
-                                          pld_settings=pld_settings, budget=budget)
+        cache[key] = assertions.reference(
+            config,
+            epsilon=epsilon,
+            delta=delta,
+            direction=direction,
+            method=method,
+            pld_settings=pld_settings,
+            budget=budget,
+        )
     ref = cache[key]
     kind = "an estimate" if claim == "estimate" else f"a{'n' * (claim == 'upper')} {claim} bound"
-    query = (f"{_name(fn)} claimed {quantity}({given}={value}) = {abbreviated(raw, 80)} as {kind} [direction={direction}] "
-             f"for {assertions.describe(config)}")
+    query = (
+        f"{_name(fn)} claimed {quantity}({given}={value}) = {abbreviated(raw, 80)} as {kind} [direction={direction}] "
+        f"for {assertions.describe(config)}"
+    )
     if claim == "estimate":
         _judge_estimate(claimed, ref, tolerance or 0, rtol, query)
         return ref
@@ -112,8 +153,11 @@ def check_accountant(fn, config, *, epsilon=None, delta=None, claim: str = "uppe
         # fn's own keywords stay with fn: an atol= or digits= of fn's is no setting of the soundness check
         sound(answered, config, epsilon=epsilon, delta=delta, direction=direction, rtol=rtol, method=ref)
     except AssertionError as err:
-        harm = ("optimistic: less privacy loss than certified" if claim == "upper" else
-                "overstated: a lower end above the certified upper end")
+        harm = (
+            "optimistic: less privacy loss than certified"
+            if claim == "upper"
+            else "overstated: a lower end above the certified upper end"
+        )
         raise AssertionError(f"verialloc UNSAFE ({harm}): {err}") from None
     if max_loose is not None:
         _judge_looseness(claimed, ref, claim, max_loose, query)
@@ -130,8 +174,9 @@ def _finite_non_negative(x) -> bool:
         return False
 
 
-def _inputs(fn, config, epsilon, delta, claim, direction, method, max_loose, tolerance, rtol, pld_settings,
-            references, budget):
+def _inputs(
+    fn, config, epsilon, delta, claim, direction, method, max_loose, tolerance, rtol, pld_settings, references, budget
+):
     """(Config, quantity, value, its exact Fraction) after checking the arguments, before the accountant runs:
     InvalidParameter naming the argument and what is valid."""
     from ..cost import Budget
@@ -152,18 +197,23 @@ def _inputs(fn, config, epsilon, delta, claim, direction, method, max_loose, tol
         if x is not None and not _finite_non_negative(x):
             raise InvalidParameter(name, abbreviated(x), "must be a finite number >= 0")
     if rtol is None or rtol > MAX_RTOL:
-        raise InvalidParameter("rtol", abbreviated(rtol), f"must lie in [0, {MAX_RTOL:g}]: it absorbs the float64 "
-                                                          "rounding of an answer; looseness is max_loose= / tolerance=")
+        raise InvalidParameter(
+            "rtol",
+            abbreviated(rtol),
+            f"must lie in [0, {MAX_RTOL:g}]: it absorbs the float64 "
+            "rounding of an answer; looseness is max_loose= / tolerance=",
+        )
     Budget.of(budget)
     if max_loose is not None and claim == "estimate":
-        raise InvalidParameter("max_loose", max_loose, "applies to upper and lower claims; an estimate takes "
-                                                       "tolerance=")
+        raise InvalidParameter(
+            "max_loose", max_loose, "applies to upper and lower claims; an estimate takes tolerance="
+        )
     if tolerance is not None and claim != "estimate":
-        raise InvalidParameter("tolerance", tolerance, "applies to estimates; an upper or lower claim takes "
-                                                       "max_loose=")
+        raise InvalidParameter("tolerance", tolerance, "applies to estimates; an upper or lower claim takes max_loose=")
     if pld_settings is not None and not isinstance(pld_settings, Settings):
-        raise InvalidParameter("pld_settings", abbreviated(pld_settings),
-                               "must be a verialloc.numeric.pld.pld_accountant.Settings or None")
+        raise InvalidParameter(
+            "pld_settings", abbreviated(pld_settings), "must be a verialloc.numeric.pld.pld_accountant.Settings or None"
+        )
     if references is not None and not isinstance(references, dict):
         raise InvalidParameter("references", abbreviated(references), "must be a dict (the reference cache) or None")
     return config, quantity, value, exact
@@ -186,13 +236,17 @@ def _config(config):
     takes = "a config dict takes the fields of verialloc.Config: " + ", ".join(fields)
     for key, value in config.items():
         if key not in fields:
-            hint = (f"{key} is a key of configuration files (--config); in Python the mechanism is an object, "
-                    "mechanism=Gaussian(sigma) | Laplace(scale) | RandomizedResponse(eps0) | DiscretePair(p, q); "
-                    if key in FILE_KEYS else "")
+            hint = (
+                f"{key} is a key of configuration files (--config); in Python the mechanism is an object, "
+                "mechanism=Gaussian(sigma) | Laplace(scale) | RandomizedResponse(eps0) | DiscretePair(p, q); "
+                if key in FILE_KEYS
+                else ""
+            )
             raise InvalidParameter(str(key), abbreviated(value), f"not a field of verialloc.Config: {hint}{takes}")
     if "mechanism" not in config:
-        raise InvalidParameter("mechanism", "(missing)", f"a config dict needs mechanism=Gaussian(sigma), "
-                                                         f"Laplace(scale), ...; {takes}")
+        raise InvalidParameter(
+            "mechanism", "(missing)", f"a config dict needs mechanism=Gaussian(sigma), Laplace(scale), ...; {takes}"
+        )
     return Config(**config)
 
 
@@ -206,8 +260,10 @@ def _judge_looseness(claimed, ref, claim, max_loose, query):
         if gap <= max_loose * abs(end):
             return
         side = "above the certified upper" if claim == "upper" else "below the certified lower"
-        raise AssertionError(f"verialloc LOOSE: {query}, {_percent(gap, end)} {side} end {mp.nstr(end, 12)} "
-                             f"(max_loose={max_loose}); {_bracket(ref)}")
+        raise AssertionError(
+            f"verialloc LOOSE: {query}, {_percent(gap, end)} {side} end {mp.nstr(end, 12)} "
+            f"(max_loose={max_loose}); {_bracket(ref)}"
+        )
 
 
 def _judge_estimate(claimed, ref, tolerance, rtol, query):
@@ -217,8 +273,11 @@ def _judge_estimate(claimed, ref, tolerance, rtol, query):
             low, high = _widen(ref.lower, -tolerance - rtol), _widen(ref.upper, tolerance + rtol)
             if low <= claimed <= high:
                 return
-            where = (f"{_percent(ref.lower - claimed, ref.lower)} below the certified lower end" if claimed < low
-                     else f"{_percent(claimed - ref.upper, ref.upper)} above the certified upper end")
+            where = (
+                f"{_percent(ref.lower - claimed, ref.lower)} below the certified lower end"
+                if claimed < low
+                else f"{_percent(claimed - ref.upper, ref.upper)} above the certified upper end"
+            )
         else:
             where = "not a number"
         raise AssertionError(f"verialloc OUTSIDE: {query}: {where} (tolerance={tolerance}); {_bracket(ref)}")
@@ -234,8 +293,10 @@ def _percent(part, whole) -> str:
 
 
 def _bracket(ref) -> str:
-    return (f"verialloc's reference (method '{ref.method}', error_kind '{ref.error_kind}') is {ref.quantity} ∈ "
-            f"[{mp.nstr(ref.lower, 12)}, {mp.nstr(ref.upper, 12)}]")
+    return (
+        f"verialloc's reference (method '{ref.method}', error_kind '{ref.error_kind}') is {ref.quantity} ∈ "
+        f"[{mp.nstr(ref.lower, 12)}, {mp.nstr(ref.upper, 12)}]"
+    )
 
 
 def _name(fn) -> str:

@@ -5,6 +5,7 @@ Every number is drawn as an exact `Fraction` (decimal grids), so the exact layer
 with ≤ 4 outputs, t ≤ 4, E ≤ 2; continuous mechanisms only on the closed-form / one-dimensional quadrature
 routes (allocation k = 1 with t ≤ 2, Gaussian with every step used, Poisson with t·E ≤ 2).
 """
+
 from __future__ import annotations
 
 import math
@@ -91,13 +92,14 @@ def deltas(min_exponent: int = 1, max_exponent: int = 8):
 
 
 def directions(both: bool = True):
-    """"remove" | "add" (| "both")."""
+    """ "remove" | "add" (| "both")."""
     return st.sampled_from(("remove", "add", "both") if both else ("remove", "add"))
 
 
 @st.composite
-def configs(draw, mechanism=None, schemes=("allocation", "poisson"), max_steps: int = 4, max_epochs: int = 2,
-            cheap: bool = True):
+def configs(
+    draw, mechanism=None, schemes=("allocation", "poisson"), max_steps: int = 4, max_epochs: int = 2, cheap: bool = True
+):
     """A `Config` (scheme, t, k, E, λ) for a mechanism drawn from `mechanism` (default: `mechanisms()`).
 
     cheap=True restricts continuous mechanisms to the exact layer's fast routes (module docstring).
@@ -116,12 +118,16 @@ def configs(draw, mechanism=None, schemes=("allocation", "poisson"), max_steps: 
 def _cheap_continuous(mech, scheme, max_steps, max_epochs):
     if scheme == "poisson":
         return st.sampled_from(((1, 1), (1, 2), (2, 1))).flatmap(
-            lambda te: rates().map(lambda lam: Config(mech, "poisson", steps=te[0], epochs=te[1], rate=lam)))
+            lambda te: rates().map(lambda lam: Config(mech, "poisson", steps=te[0], epochs=te[1], rate=lam))
+        )
     single = st.integers(1, min(2, max_steps)).map(lambda t: Config(mech, "allocation", steps=t))
     if mech.composed(1) is None:  # no closed-form composition (F13): k = t is no cheap route
         return single
-    every_step = st.builds(lambda t, e: Config(mech, "allocation", steps=t, k=t, epochs=e),
-                           st.integers(1, max_steps), st.integers(1, max_epochs))
+    every_step = st.builds(
+        lambda t, e: Config(mech, "allocation", steps=t, k=t, epochs=e),
+        st.integers(1, max_steps),
+        st.integers(1, max_epochs),
+    )
     return st.one_of(single, every_step)
 
 
@@ -154,16 +160,20 @@ def pld_realizations(max_atoms: int = 5, with_inf: bool = True, span: int = 3):
     """Valid float64 PLD realizations (F7): losses on the 1/8 grid of [−span, span + shift] (exact in float64, so
     they compose on that grid), masses summing to 1 with an optional +inf atom, no −inf atom, E[e^{−L}] ≤ 1
     (a random law shifted up by the least multiple of 1/8 that achieves it)."""
-    return st.builds(_shifted_pld, st.lists(_grid_values(Fraction(-span), Fraction(span)), min_size=1,
-                                           max_size=max_atoms, unique=True).map(sorted),
-                     st.lists(st.integers(1, 8), min_size=max_atoms + 1, max_size=max_atoms + 1),
-                     st.booleans() if with_inf else st.just(False))
+    return st.builds(
+        _shifted_pld,
+        st.lists(_grid_values(Fraction(-span), Fraction(span)), min_size=1, max_size=max_atoms, unique=True).map(
+            sorted
+        ),
+        st.lists(st.integers(1, 8), min_size=max_atoms + 1, max_size=max_atoms + 1),
+        st.booleans() if with_inf else st.just(False),
+    )
 
 
 def _shifted_pld(values, weights, inf) -> PLD:
-    weights = weights[:len(values) + 1] if inf else weights[:len(values)]
+    weights = weights[: len(values) + 1] if inf else weights[: len(values)]
     total = sum(weights)
-    masses = np.array([w / total for w in weights[:len(values)]])
+    masses = np.array([w / total for w in weights[: len(values)]])
     losses = np.array([float(v) for v in values])
     tilt = float(np.sum(masses * np.exp(-losses)))
     steps = max(0, math.ceil(math.log(tilt) / float(GRID) + 1e-9)) if tilt > 0 else 0
@@ -205,5 +215,9 @@ def ordered_exp_laws(draw, max_atoms: int = 5):
 def exp_law_to_pld(law: dict, bound: str = "exact") -> PLD:
     """The float64 `PLD` of an exp-space law {x: mass} (losses ln x; x = math.inf goes to the +inf atom)."""
     finite = sorted(x for x in law if x != math.inf)
-    return PLD(np.log(np.array([float(x) for x in finite])), np.array([float(law[x]) for x in finite]),
-               inf_mass=float(law.get(math.inf, 0)), bound=bound)
+    return PLD(
+        np.log(np.array([float(x) for x in finite])),
+        np.array([float(law[x]) for x in finite]),
+        inf_mass=float(law.get(math.inf, 0)),
+        bound=bound,
+    )

@@ -3,6 +3,7 @@
 Issue #16: `test_delta_bracket_is_min_of_bounds_with_details` compared delta() with bounds() (the same evaluation);
 it is now `test_delta_bracket_against_section_12_tables`, against formulas.md §12.1/§12.2.
 """
+
 import math
 
 import pytest
@@ -19,11 +20,17 @@ PLD = Settings(loss_step=1e-3, tail=1e-12)
 
 # formulas.md §12.1 (exact profile, 8 digits) and §12.2 (F42 direct add bound; F37 decomposition bound with λ = 1/2),
 # Gaussian σ = 1, t = 2: ε → value
-EXACT_12_1 = {"remove": {0.5: 0.14917752, 1: 0.059206501, 2: 0.0047457776},
-              "add": {0.5: 0.14268697, 1: 0.050197662, 2: 0.0020559245}}
-BOUNDS_12_2 = {"remove": {"decomposition": {0.5: 0.225964, 1: 0.124254, 2: 0.026314}},
-               "add": {"decomposition": {0.5: 0.207355, 1: 0.093131, 2: 0.00735063},
-                       "direct_add": {0.5: 0.192155, 1: 0.0732488, 2: 0.00348817}}}
+EXACT_12_1 = {
+    "remove": {0.5: 0.14917752, 1: 0.059206501, 2: 0.0047457776},
+    "add": {0.5: 0.14268697, 1: 0.050197662, 2: 0.0020559245},
+}
+BOUNDS_12_2 = {
+    "remove": {"decomposition": {0.5: 0.225964, 1: 0.124254, 2: 0.026314}},
+    "add": {
+        "decomposition": {0.5: 0.207355, 1: 0.093131, 2: 0.00735063},
+        "direct_add": {0.5: 0.192155, 1: 0.0732488, 2: 0.00348817},
+    },
+}
 
 
 def table_close(value: float, reference: float) -> bool:

@@ -3,6 +3,7 @@
 References: the exact layer (`api.delta(..., method="exact")`: count enumeration for randomized response and
 discrete pairs at any t and k, quadrature for the Gaussian at t = 2), formulas.md §12.1/§12.2 reference values.
 """
+
 import math
 
 import pytest
@@ -99,15 +100,24 @@ def test_e1_add_direction_has_its_own_gamma_and_both_forms_hold():
 
 
 @settings(max_examples=15)
-@given(eps0=st.sampled_from([0.3, 0.7, 1.5]), t=st.integers(2, 9),
-       eps=st.sampled_from([0.05, 0.2, 0.6, 1.2]), direction=st.sampled_from(["remove", "add"]))
+@given(
+    eps0=st.sampled_from([0.3, 0.7, 1.5]),
+    t=st.integers(2, 9),
+    eps=st.sampled_from([0.05, 0.2, 0.6, 1.2]),
+    direction=st.sampled_from(["remove", "add"]),
+)
 def test_randomized_response_every_bound_above_exact(eps0, t, eps, direction):
     assert_upper(Config(RandomizedResponse(eps0), steps=t), eps, direction)
 
 
 @settings(max_examples=10)
-@given(k=st.integers(1, 3), blocks=st.integers(2, 4), epochs=st.integers(1, 2),
-       eps=st.sampled_from([0.1, 0.4, 1.0]), direction=st.sampled_from(["remove", "add"]))
+@given(
+    k=st.integers(1, 3),
+    blocks=st.integers(2, 4),
+    epochs=st.integers(1, 2),
+    eps=st.sampled_from([0.1, 0.4, 1.0]),
+    direction=st.sampled_from(["remove", "add"]),
+)
 def test_k_and_epochs_compose_above_exact(k, blocks, epochs, eps, direction):
     """F27 blocks and epochs (union bound over copies): still ≥ the exact k-subset profile."""
     assert_upper(Config(RandomizedResponse(0.8), steps=k * blocks, k=k, epochs=epochs), eps, direction)
@@ -142,7 +152,9 @@ def test_validity_conditions_are_enforced():
 
 def test_e7_printed_tau_is_not_larger_than_conservative():
     config = Config(Gaussian(2), steps=50)
-    printed = recursive.delta(config, 0.5, "remove", Options(pld=FAST.pld, eta_points=5, eta_span=8.0, tau_factor=1)).value
+    printed = recursive.delta(
+        config, 0.5, "remove", Options(pld=FAST.pld, eta_points=5, eta_span=8.0, tau_factor=1)
+    ).value
     conservative = recursive.delta(config, 0.5, "remove", FAST).value
     assert printed <= conservative
 
@@ -151,6 +163,7 @@ def test_asymptotic_corollary_regime():
     """F43a applies for σ > 8·max{…}; σ = 40, t = 100: still an upper bound (vs the PLD lower bound)."""
     config = Config(Gaussian(40), steps=100)
     value = asymptotic.delta(config, 0.01, "remove", FAST).value
-    lower = float(api.delta(config, 0.01, direction="remove", method="pld",
-                            settings=Settings(loss_step=1e-4, tail=1e-12)).lower)
+    lower = float(
+        api.delta(config, 0.01, direction="remove", method="pld", settings=Settings(loss_step=1e-4, tail=1e-12)).lower
+    )
     assert 0 < value <= 1 and value >= lower

@@ -15,6 +15,7 @@ Tolerances: the implementation inflates β by 1e−9 and its float results by 1e
 each value must lie in [reference, reference·(1 + 2e−9)]: a changed constant (8 → 7), a lost factor 2 in an
 exponent, cosh ↔ sinh, or m ↔ t all move it by far more.
 """
+
 import mpmath as mp
 import pytest
 
@@ -41,7 +42,7 @@ def f34_additive(sigma, t, k, eta, hoeffding):
     best = None
     for e0 in EPS0_GRID:
         e0 = mp.mpf(e0)
-        value = n * (m * f13(sigma, e0) + mp.exp(-m * gamma ** 2 / (2 * h(e0) ** 2)))
+        value = n * (m * f13(sigma, e0) + mp.exp(-m * gamma**2 / (2 * h(e0) ** 2)))
         best = value if best is None or value < best else best
     return best
 
@@ -72,8 +73,9 @@ def f43a_free(sigma, t, k):
     return t * mp.exp(-min(s * s, s * mp.sqrt(mp.mpf(t) / k)))
 
 
-@pytest.mark.parametrize("sigma,t,k", [(20.0, 2, 1), (30.0, 1000, 1), (40.0, 10_000, 10), (25.0, 64, 32),
-                                       (100.0, 10 ** 6, 1)])
+@pytest.mark.parametrize(
+    "sigma,t,k", [(20.0, 2, 1), (30.0, 1000, 1), (40.0, 10_000, 10), (25.0, 64, 32), (100.0, 10**6, 1)]
+)
 def test_f43a_free_delta_matches_mpmath(sigma, t, k):
     """F43a's δ: within [ref, ref·(1 + 2e−9)], and the σ condition holds strictly there (checked in mpmath).
     Would catch 8 → 7, sqrt(k/t) ↔ sqrt(t/k), ln(t/δ) ↔ ln(1/δ)."""

@@ -5,6 +5,7 @@ References are hand-derived: the domain written in `Options`' messages (η point
 number in (1e−3, 1e9), tail in (0, 1e−3), rate in (0, 1], hoeffding cosh|sinh (E8), τ factor 1|2 (E7)), and
 δ ≤ 1 for every pair together with a lower bound on F34's additive term that exceeds 1.
 """
+
 import math
 from fractions import Fraction
 
@@ -16,16 +17,41 @@ from verialloc.numeric.analytic import Options, truncated_poisson
 from verialloc.numeric.pld.pld_accountant import Settings
 
 VALID = [
-    {}, {"eta_points": 2}, {"eta_points": 200}, {"eta_span": math.nextafter(1e-3, 1.0)}, {"eta_span": 0.5},
-    {"eta_span": math.nextafter(1e9, 0.0)}, {"tail": 5e-4}, {"tail": 5e-324}, {"tail": math.nextafter(1e-3, 0.0)},
-    {"rate": 1}, {"rate": 0.5}, {"rate": 5e-324}, {"hoeffding": "cosh"}, {"hoeffding": "sinh"},
-    {"tau_factor": 1}, {"tau_factor": 2},
+    {},
+    {"eta_points": 2},
+    {"eta_points": 200},
+    {"eta_span": math.nextafter(1e-3, 1.0)},
+    {"eta_span": 0.5},
+    {"eta_span": math.nextafter(1e9, 0.0)},
+    {"tail": 5e-4},
+    {"tail": 5e-324},
+    {"tail": math.nextafter(1e-3, 0.0)},
+    {"rate": 1},
+    {"rate": 0.5},
+    {"rate": 5e-324},
+    {"hoeffding": "cosh"},
+    {"hoeffding": "sinh"},
+    {"tau_factor": 1},
+    {"tau_factor": 2},
 ]
 INVALID = [
-    {"eta_points": 1}, {"eta_points": 201}, {"eta_points": 2.5}, {"eta_span": 1e-3}, {"eta_span": 1e9},
-    {"eta_span": 2e9}, {"eta_span": Fraction(5)}, {"tail": 0.0}, {"tail": 1e-3}, {"tail": 0.5},
-    {"tail": Fraction(1, 10**6)}, {"rate": 0}, {"rate": 1.5}, {"rate": 2}, {"hoeffding": "tanh"},
-    {"tau_factor": 0}, {"tau_factor": 3},
+    {"eta_points": 1},
+    {"eta_points": 201},
+    {"eta_points": 2.5},
+    {"eta_span": 1e-3},
+    {"eta_span": 1e9},
+    {"eta_span": 2e9},
+    {"eta_span": Fraction(5)},
+    {"tail": 0.0},
+    {"tail": 1e-3},
+    {"tail": 0.5},
+    {"tail": Fraction(1, 10**6)},
+    {"rate": 0},
+    {"rate": 1.5},
+    {"rate": 2},
+    {"hoeffding": "tanh"},
+    {"tau_factor": 0},
+    {"tau_factor": 3},
 ]
 
 

@@ -4,6 +4,7 @@ References: the exact layer (F13 closed form at t = 1, quadrature at t = 2 — �
 bracket at t = 100 / 1000 (an interval estimate must overlap it), and the proved summand bounds of the
 importance-sampling proposals (every draw must respect them, else the Bernstein interval is void).
 """
+
 import math
 
 import numpy as np
@@ -27,8 +28,9 @@ def covered(sigma, t, eps, direction, interval="bernstein", samples=20_000):
     lo_ref, hi_ref = exact(sigma, t, eps, direction)
     hits = 0
     for seed in SEEDS:
-        b = mc_accountant.delta(Config(Gaussian(sigma), steps=t), eps, direction, samples=samples, seed=seed,
-                                interval=interval)
+        b = mc_accountant.delta(
+            Config(Gaussian(sigma), steps=t), eps, direction, samples=samples, seed=seed, interval=interval
+        )
         hits += float(b.lower) <= lo_ref and hi_ref <= float(b.upper)
     return hits
 
@@ -92,8 +94,13 @@ def test_small_delta_cannot_be_certified():
 
 
 @settings(max_examples=20)
-@given(sigma=st.floats(0.3, 3), t=st.integers(1, 30), eps=st.floats(-1, 4),
-       stretch=st.floats(0, 1), direction=st.sampled_from(["remove", "add"]))
+@given(
+    sigma=st.floats(0.3, 3),
+    t=st.integers(1, 30),
+    eps=st.floats(-1, 4),
+    stretch=st.floats(0, 1),
+    direction=st.sampled_from(["remove", "add"]),
+)
 def test_every_draw_respects_the_proved_summand_bound(sigma, t, eps, stretch, direction):
     """X ≤ B (remove_log_bound / add_log_bound) for every candidate proposal and beyond (the Bernstein premise)."""
     cands = montecarlo.candidate_shifts(direction, sigma, t, eps)
@@ -134,12 +141,15 @@ def test_seeded_and_reproducible():
     assert 0 <= a.lower <= a.upper <= 1
 
 
-@pytest.mark.parametrize("config, name", [
-    (Config(Laplace(1), steps=2), "mechanism"),
-    (Config(Gaussian(1), steps=4, k=2), "k"),
-    (Config(Gaussian(1), scheme="poisson", steps=4), "scheme"),
-    (Config(Gaussian(1), steps=4, epochs=2), "epochs"),
-])
+@pytest.mark.parametrize(
+    "config, name",
+    [
+        (Config(Laplace(1), steps=2), "mechanism"),
+        (Config(Gaussian(1), steps=4, k=2), "k"),
+        (Config(Gaussian(1), scheme="poisson", steps=4), "scheme"),
+        (Config(Gaussian(1), steps=4, epochs=2), "epochs"),
+    ],
+)
 def test_unsupported_requests(config, name):
     with pytest.raises(UnsupportedRequest) as err:
         mc_accountant.delta(config, 1)
@@ -148,21 +158,33 @@ def test_unsupported_requests(config, name):
         mc_accountant.rdp(Config(Gaussian(1), steps=2), 2)
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    ({"samples": 10}, "samples"), ({"samples": "many"}, "samples"), ({"confidence": "1.5"}, "confidence"),
-    ({"confidence": 1}, "confidence"), ({"seed": -1}, "seed"), ({"interval": "hoeffding"}, "interval"),
-    ({"proposal": "magic"}, "proposal"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"samples": 10}, "samples"),
+        ({"samples": "many"}, "samples"),
+        ({"confidence": "1.5"}, "confidence"),
+        ({"confidence": 1}, "confidence"),
+        ({"seed": -1}, "seed"),
+        ({"interval": "hoeffding"}, "interval"),
+        ({"proposal": "magic"}, "proposal"),
+    ],
+)
 def test_bad_options(kwargs, name):
     with pytest.raises(InvalidParameter) as err:
         mc_accountant.delta(Config(Gaussian(1), steps=2), 1, **kwargs)
     assert err.value.name == name
 
 
-@pytest.mark.parametrize("call, name", [
-    (lambda c: mc_accountant.delta(c, "nan"), "epsilon"), (lambda c: mc_accountant.delta(c, 1, "sideways"), "direction"),
-    (lambda c: mc_accountant.epsilon(c, 0), "delta"), (lambda c: mc_accountant.epsilon(c, "1"), "delta"),
-])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda c: mc_accountant.delta(c, "nan"), "epsilon"),
+        (lambda c: mc_accountant.delta(c, 1, "sideways"), "direction"),
+        (lambda c: mc_accountant.epsilon(c, 0), "delta"),
+        (lambda c: mc_accountant.epsilon(c, "1"), "delta"),
+    ],
+)
 def test_bad_inputs(call, name):
     with pytest.raises(InvalidParameter) as err:
         call(Config(Gaussian(1), steps=2))
@@ -177,6 +199,7 @@ def test_epsilon_beyond_the_search_cap_is_an_interval_not_a_crash():
     from verialloc import api
     from verialloc.config import Config
     from verialloc.mechanisms import Gaussian
+
     config = Config(Gaussian("0.003"), steps=1)
     got = api.epsilon(config, 0.5, direction="remove", method="mc", samples=2000, seed=1)
     exact = api.epsilon(config, 0.5, direction="remove", method="exact")

@@ -4,6 +4,7 @@ t = 10³, k = 4, E = 100, δ = 1e-5 answered the composed-Gaussian fallback 529 
 > δ); rebuilt, [14.115, 18.695]. Here the budget is poisoned (set to 1) in the first build of a small allocation,
 and the answer must still bracket the exact layer's quadrature tightly — without the rebuild the upper end is the
 composed-Gaussian fallback, far above."""
+
 import math
 
 import pytest

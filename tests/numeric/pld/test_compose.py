@@ -7,6 +7,7 @@ compose. They are now `test_each_convolution_path_brackets_the_exact_composition
 the inputs (computed without `compose`) and against F13. `test_refining_the_grid_tightens_both_bounds` still
 compares two grid steps (not in #16's list).
 """
+
 from fractions import Fraction
 from math import ceil, log2
 
@@ -201,7 +202,7 @@ def test_absorbed_fft_error_keeps_the_direction(seed, monkeypatch):
         assert np.all(tails(up.masses) >= tails(exact)[start:])
         low = compose(a.with_bound("lower"), b.with_bound("lower"), 0.01, floor=floor)
         start = int(np.rint(low.losses[0] / 0.01))
-        assert np.all(low.masses <= exact[start: start + low.masses.size])
+        assert np.all(low.masses <= exact[start : start + low.masses.size])
 
 
 def test_tilting_recovers_tail_entries(monkeypatch):
@@ -407,20 +408,22 @@ def test_poisson_dp_sgd_bracket_contains_the_reference():
     assert eps["upper"] - eps["lower"] <= 0.11  # ≈ T·step
 
 
-@pytest.mark.parametrize("size", [4, 64, 2 ** 12, 2 ** 20])
+@pytest.mark.parametrize("size", [4, 64, 2**12, 2**20])
 def test_fft_error_budget_is_at_least_the_documented_bound(size):
     """The FFT term of the float budget is at least 2·(3ρ_N + 3u)·max(‖x‖₂‖y‖₁, ‖x‖₁‖y‖₂), ρ_N = (p + 2)η/(1 −
     (p + 2)η), η = u + γ₄(√2 + u), γ₄ = 4u/(1 − 4u) (Higham, Thm 24.2, per transform; the factor 2 for
     second-order terms and the mixed-radix real transform), evaluated here in exact rationals and mpmath: a budget
     below it is an unjustified bound even when no realized error reaches it (curated mutation C2)."""
     from verialloc.numeric.pld.compose import fft_error_bound
+
     rng = np.random.default_rng(size)
     x, y = rng.random(37), rng.random(23) ** 3
-    u = Fraction(1, 2 ** 53)
+    u = Fraction(1, 2**53)
     with mp.workdps(40):
         gamma4 = 4 * u / (1 - 4 * u)
         eta = mp.mpf(u.numerator) / u.denominator + mp.mpf(gamma4.numerator) / gamma4.denominator * (
-            mp.sqrt(2) + mp.mpf(u.numerator) / u.denominator)
+            mp.sqrt(2) + mp.mpf(u.numerator) / u.denominator
+        )
         passes = int(log2(size)) + 2
         rho = passes * eta / (1 - passes * eta)
         fx, fy = [mp.mpf(float(v)) for v in x], [mp.mpf(float(v)) for v in y]

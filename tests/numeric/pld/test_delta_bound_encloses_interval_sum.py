@@ -4,6 +4,7 @@ For small PLDs the exact hockey-stick value (F2) of the stored masses is enclose
 certified float64 evaluation (PLD.delta_bound: the float budget + evaluation rounding η, directed ε) must
 enclose it: delta_lower ≤ iv.a and iv.b ≤ delta_upper.
 """
+
 from fractions import Fraction
 
 import mpmath
@@ -131,8 +132,9 @@ def test_self_composition_budget_encloses_interval():
         scale += 20
     for eps in (0.0, 0.3, 1.1, 2.0):
         keys = sorted(conv)
-        exact = iv_delta([k * step for k in keys], [mpmath.mpf(conv[k]) / mpmath.mpf(2) ** scale for k in keys], 0.0,
-                         Fraction(eps))
+        exact = iv_delta(
+            [k * step for k in keys], [mpmath.mpf(conv[k]) / mpmath.mpf(2) ** scale for k in keys], 0.0, Fraction(eps)
+        )
         assert composed.with_bound("upper").delta_bound(Fraction(eps)) >= exact.b
         assert composed.with_bound("lower").delta_bound(Fraction(eps)) <= exact.a
 

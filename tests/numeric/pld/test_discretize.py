@@ -3,6 +3,7 @@
 discretize_pair (second order): lower ≤ exact ≤ upper in both directions, single step and composed, against exact
 count enumeration (discrete pairs), mpmath quadrature (Gaussian, t ≤ 2) and F13 (compositions of Gaussians).
 """
+
 from fractions import Fraction
 
 import mpmath as mp
@@ -85,8 +86,15 @@ def test_grid_size_follows_the_tail_quantiles_I21(sigma):
 
 
 def mechanisms():
-    return [Gaussian(1), Gaussian("0.7"), Laplace(1), Laplace("0.7"), RandomizedResponse(1), RandomizedResponse("0.3"),
-            DiscretePair(["0.1", "0.2", "0.7", "0"], ["0.3", "0", "0.3", "0.4"])]
+    return [
+        Gaussian(1),
+        Gaussian("0.7"),
+        Laplace(1),
+        Laplace("0.7"),
+        RandomizedResponse(1),
+        RandomizedResponse("0.3"),
+        DiscretePair(["0.1", "0.2", "0.7", "0"], ["0.3", "0", "0.3", "0.4"]),
+    ]
 
 
 @pytest.mark.parametrize("mech", mechanisms(), ids=lambda m: f"{m.name}{m.params()}")
@@ -164,8 +172,11 @@ def test_regrid_refuses_the_wrong_direction():
         regrid(up, 0.02, "lower")
 
 
-@given(st.lists(st.floats(0, 1), min_size=2, max_size=30).filter(lambda m: sum(m) > 0),
-       st.floats(0, 0.3), st.sampled_from(["upper", "lower"]))
+@given(
+    st.lists(st.floats(0, 1), min_size=2, max_size=30).filter(lambda m: sum(m) > 0),
+    st.floats(0, 0.3),
+    st.sampled_from(["upper", "lower"]),
+)
 def test_truncate_moves_at_most_tail_each_side_in_the_safe_direction(raw, tail, bound):
     masses = np.array(raw) / sum(raw)
     pld = PLD(np.arange(len(raw)) * 0.1, masses, bound=bound)
@@ -285,8 +296,10 @@ def test_pair_upper_keeps_both_masses_and_is_a_realization_I14(pq, direction, st
     assert up.inf_mass >= (law.p_inf if direction == "remove" else law.q_neg_inf) - 1e-15
 
 
-@pytest.mark.parametrize("eps0,rate,steps,step", [("1", "0.01", 10, 1e-3), ("1", "0.01", 10_000, 1e-3),
-                                                  ("0.5", "0.1", 1000, 1e-3), ("2", "0.3", 50, 5e-3)])
+@pytest.mark.parametrize(
+    "eps0,rate,steps,step",
+    [("1", "0.01", 10, 1e-3), ("1", "0.01", 10_000, 1e-3), ("0.5", "0.1", 1000, 1e-3), ("2", "0.3", 50, 5e-3)],
+)
 @pytest.mark.parametrize("direction", DIRECTIONS)
 def test_pair_poisson_randomized_response_against_exact_counts(eps0, rate, steps, step, direction):
     """Poisson subsampling of randomized response over up to 10^4 steps (F46, F47) against exact enumeration,
@@ -294,19 +307,28 @@ def test_pair_poisson_randomized_response_against_exact_counts(eps0, rate, steps
     mech = RandomizedResponse(eps0)
     law = SubsampledLoss(mech.loss_law(), float(rate))
     low, up = pair_bounds(law, direction, step, 0.0, steps)
-    old_low, old_up = (self_compose(discretize(law, direction, step, 0.0, b), steps, 1e-15, step)
-                       for b in ("lower", "upper"))
+    old_low, old_up = (
+        self_compose(discretize(law, direction, step, 0.0, b), steps, 1e-15, step) for b in ("lower", "upper")
+    )
     for eps in (0.0, 0.2, 1.0):
         exact = poisson_exact(mech, steps, rate, eps, direction)
         assert_bracket(low.delta_bound(eps), exact, up.delta_bound(eps), f"eps={eps}")
         assert up.delta(eps) - low.delta(eps) <= old_up.delta(eps) - old_low.delta(eps) + 1e-12
 
 
-@given(pair=st.sampled_from([(["0.5", "0.3", "0.2"], ["0.2", "0.3", "0.5"]),
-                             (["0.6", "0.4", "0"], ["0.3", "0.3", "0.4"]),
-                             (["0.2", "0.3", "0.5"], ["0", "0.5", "0.5"]),
-                             (["0", "0.5", "0.5"], ["0.5", "0", "0.5"])]),
-       rate=st.sampled_from(["0.3", "1"]), steps=st.sampled_from([1, 3, 6]), direction=st.sampled_from(DIRECTIONS))
+@given(
+    pair=st.sampled_from(
+        [
+            (["0.5", "0.3", "0.2"], ["0.2", "0.3", "0.5"]),
+            (["0.6", "0.4", "0"], ["0.3", "0.3", "0.4"]),
+            (["0.2", "0.3", "0.5"], ["0", "0.5", "0.5"]),
+            (["0", "0.5", "0.5"], ["0.5", "0", "0.5"]),
+        ]
+    ),
+    rate=st.sampled_from(["0.3", "1"]),
+    steps=st.sampled_from([1, 3, 6]),
+    direction=st.sampled_from(DIRECTIONS),
+)
 def test_pair_poisson_discrete_pairs_with_zero_masses(pair, rate, steps, direction):
     mech = DiscretePair(*pair)
     law = mech.loss_law()
@@ -317,8 +339,9 @@ def test_pair_poisson_discrete_pairs_with_zero_masses(pair, rate, steps, directi
         assert_bracket(low.delta_bound(eps), exact, up.delta_bound(eps), f"{pair} t={steps} eps={eps}")
 
 
-@pytest.mark.parametrize("sigma,rate,eps,steps", [("1", "0.2", 0.1, 1), ("1", "0.2", 0.1, 2), ("0.7", "0.5", 0.5, 1),
-                                                  ("0.7", "0.5", 0.5, 2)])
+@pytest.mark.parametrize(
+    "sigma,rate,eps,steps", [("1", "0.2", 0.1, 1), ("1", "0.2", 0.1, 2), ("0.7", "0.5", 0.5, 1), ("0.7", "0.5", 0.5, 2)]
+)
 @pytest.mark.parametrize("direction", DIRECTIONS)
 def test_pair_poisson_gaussian_against_quadrature(sigma, rate, eps, steps, direction):
     """Subsampled Gaussian, t ≤ 2: the mpmath quadrature (value ± its error estimate) lies in the bracket."""

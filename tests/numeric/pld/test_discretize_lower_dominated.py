@@ -9,6 +9,7 @@ upper spread. The reference is implemented here from formulas.md, not taken from
 Laplace, P = Lap(1, b), Q = Lap(0, b), ε0 = 1/b (both directions, the pair is symmetric):
 δ(ε) = 1 − e^{ε} for ε ≤ −ε0, 1 − e^{(ε−ε0)/2} for |ε| < ε0, 0 for ε ≥ ε0 (ℓ(x) > ε ⇔ x > (1 + bε)/2).
 """
+
 import mpmath as mp
 import numpy as np
 import pytest
@@ -50,8 +51,9 @@ def mp_tail_sum(pld, eps):
 EPS_GRID = np.concatenate([np.linspace(-3, 4, 57), [0.0, 1e-3, 0.0137, 0.5, 1.0 - 1e-9, 1.0, 1.0 + 1e-9]])
 
 
-@pytest.mark.parametrize("sigma,step,tail", [(0.5, 0.05, 1e-12), (1.0, 0.02, 1e-12), (2.0, 0.01, 1e-8),
-                                             (1.0, 0.3, 1e-6)])
+@pytest.mark.parametrize(
+    "sigma,step,tail", [(0.5, 0.05, 1e-12), (1.0, 0.02, 1e-12), (2.0, 0.01, 1e-8), (1.0, 0.3, 1e-6)]
+)
 @pytest.mark.parametrize("direction", DIRECTIONS)
 def test_gaussian_lower_tail_sums_below_f13(sigma, step, tail, direction):
     """I11/F10: lower δ(ε) − float_error ≤ F13 at every ε; and the contraction is second order where the law is
@@ -64,11 +66,12 @@ def test_gaussian_lower_tail_sums_below_f13(sigma, step, tail, direction):
             exact = f13(sigma, eps)
             assert value <= exact, (float(eps), float(value), float(exact))
             if -1 <= eps <= 2:
-                assert exact - value <= 2 * step ** 2 + tail, (float(eps), float(exact - value))
+                assert exact - value <= 2 * step**2 + tail, (float(eps), float(exact - value))
 
 
-@pytest.mark.parametrize("scale,step,tail", [(1.0, 0.02, 1e-12), (0.5, 0.05, 1e-10), (2.0, 0.013, 1e-12),
-                                             (1.0, 0.3, 1e-6)])
+@pytest.mark.parametrize(
+    "scale,step,tail", [(1.0, 0.02, 1e-12), (0.5, 0.05, 1e-10), (2.0, 0.013, 1e-12), (1.0, 0.3, 1e-6)]
+)
 @pytest.mark.parametrize("direction", DIRECTIONS)
 def test_laplace_lower_tail_sums_below_closed_form(scale, step, tail, direction):
     """Laplace has atoms in its loss law at ±ε0 (mass ½e^{...} each); the lower contraction must stay below the

@@ -4,6 +4,7 @@ regrid rounds each one-epoch PLD outward by up to a loss step, so E composed epo
 at Δ = 1e-4 and ε ≈ 0.17 over 30 epochs the pld bracket was 1.7 % wide. The references are the exact layer's
 composed randomized-response profiles (both directions); the width check fails without the finer step.
 """
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -65,8 +66,12 @@ def test_recomposition_respects_the_span_bound(monkeypatch):
 
 
 @settings(max_examples=4, deadline=None)
-@given(eps0=st.floats(0.01, 0.05), epochs=st.integers(8, 24), delta=st.sampled_from(["1e-5", "1e-8", "3e-12"]),
-       direction=st.sampled_from(["remove", "add"]))
+@given(
+    eps0=st.floats(0.01, 0.05),
+    epochs=st.integers(8, 24),
+    delta=st.sampled_from(["1e-5", "1e-8", "3e-12"]),
+    direction=st.sampled_from(["remove", "add"]),
+)
 def test_drawn_configurations_bracket_the_exact_value(eps0, epochs, delta, direction):
     config = Config(RandomizedResponse(eps0), steps=3, epochs=epochs)
     exact = api.epsilon(config, delta, method="exact", direction=direction)

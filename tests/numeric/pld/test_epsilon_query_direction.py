@@ -9,6 +9,7 @@ whole (finite + inf) mass minus float_error cannot reach the target. PLDs come f
 (Gaussian/Laplace one step) and `allocation` (randomized response, Gaussian). The reference is the F2 sum in
 mpmath, not PLD.delta.
 """
+
 import mpmath as mp
 import numpy as np
 import pytest
@@ -134,8 +135,9 @@ def test_epsilon_near_a_steep_atom_is_certified(losses, masses, fraction):
     top = losses[-1]
     for float_error in (0.0, 1e-18):
         for bound, check in (("upper", check_upper), ("lower", check_lower)):
-            pld = PLD(np.array(losses), np.array(masses), inf_mass=0.0, truncated=0.0, float_error=float_error,
-                      bound=bound)
+            pld = PLD(
+                np.array(losses), np.array(masses), inf_mass=0.0, truncated=0.0, float_error=float_error, bound=bound
+            )
             # δ just below the top atom: masses[-1]·(1 − e^{ε − top}) for ε in (losses[-2], top)
             target = masses[-1] * fraction
             eps = check(pld, target)

@@ -5,6 +5,7 @@ of the exact values for the mechanism's exact parameters. References are compute
 the exact parameters; the former flat assumption (relative 1e-13 for every value) fails for the Gaussian from
 z ≈ 26 (scipy's ndtr: 2.4e-13 at z = −36.9), which `test_flat_1e13_assumption_was_wrong` pins.
 """
+
 from fractions import Fraction
 
 import mpmath as mp
@@ -40,6 +41,7 @@ def gaussian_reference(sigma: Fraction):
             shift = -mu if name.endswith("p") else mu
             z = (mp.mpf(float(y)) + shift) * s
             return mp.ncdf(z) if name.startswith("cdf") else mp.ncdf(-z)
+
     return ref
 
 
@@ -72,8 +74,12 @@ def test_laplace_contract_holds(scale):
         with mp.workdps(60):
             b = mp.mpf(scale.numerator) / scale.denominator
             c = (1 + mp.mpf(float(y)) * b) / 2
-            return {"cdf_p": mp.exp((c - 1) / b) / 2, "sf_p": 1 - mp.exp((c - 1) / b) / 2,
-                    "cdf_q": 1 - mp.exp(-c / b) / 2, "sf_q": mp.exp(-c / b) / 2}[name]
+            return {
+                "cdf_p": mp.exp((c - 1) / b) / 2,
+                "sf_p": 1 - mp.exp((c - 1) / b) / 2,
+                "cdf_q": 1 - mp.exp(-c / b) / 2,
+                "sf_q": mp.exp(-c / b) / 2,
+            }[name]
 
     check(law, ys, ref)
 
@@ -88,12 +94,16 @@ def test_finite_contract_holds_with_tiny_and_many_masses(n, exps, seed):
     p, q = [x / sum(a) for x in a], [x / sum(b) for x in b]
     law = DiscretePair(p, q).loss_law()
     values = law.atoms()[0]
+
     def ln_ratio(r: Fraction):
         """ln r to 80 digits relative: ln x − ln y cancels for x ≈ y (ℓ = 2.5e-46), log1p(r − 1) for r ≈ 0."""
         with mp.workdps(80):
             d = r - 1
-            return mp.log1p(mp.mpf(d.numerator) / d.denominator) if abs(d) < 1 / 2 else mp.log(
-                mp.mpf(r.numerator) / r.denominator)
+            return (
+                mp.log1p(mp.mpf(d.numerator) / d.denominator)
+                if abs(d) < 1 / 2
+                else mp.log(mp.mpf(r.numerator) / r.denominator)
+            )
 
     exact = [(float(ln_ratio(x / y)), x, y) for x, y in zip(p, q)]
 
@@ -134,23 +144,31 @@ def test_finite_tables_are_exact_sums():
     assert float(law.cdf_p(np.array([1.0]))[0]) == float(sum(Fraction(0.1) for _ in range(10_000)))
 
 
-@pytest.mark.parametrize("eps0", [Fraction(1, 10 ** 26), Fraction(7, 8), Fraction(50), Fraction(1, 10 ** 300)])
+@pytest.mark.parametrize("eps0", [Fraction(1, 10**26), Fraction(7, 8), Fraction(50), Fraction(1, 10**300)])
 def test_randomized_response_losses_are_eps0_correctly_rounded(eps0):
     """ln P/Q = ±ε0 exactly; ln P − ln Q at 40 digits cancels for small ε0 (1e-26: 14 correct digits)."""
     values = RandomizedResponse(eps0).loss_law().atoms()[0]
     assert values.tolist() == [-float(eps0), float(eps0)]
 
 
-@pytest.mark.parametrize("gap", [Fraction(1, 10 ** 30), Fraction(3, 10 ** 17), Fraction(1, 3), Fraction(499, 1000)])
+@pytest.mark.parametrize("gap", [Fraction(1, 10**30), Fraction(3, 10**17), Fraction(1, 3), Fraction(499, 1000)])
 def test_rational_losses_are_correctly_rounded_near_zero_and_far_from_it(gap):
     """P = (1/2 + g, 1/2 − g), Q = (1/2, 1/2) and the pair swapped with a far atom: each loss equals the float64
     rounding of ln P/Q computed at 100 digits from the exact rationals."""
     half = Fraction(1, 2)
-    pairs = [([half + gap, half - gap], [half, half]), ([half, half - gap, gap], [half, half, Fraction(0)]),
-             ([gap * gap, 1 - gap * gap], [half, half])]
+    pairs = [
+        ([half + gap, half - gap], [half, half]),
+        ([half, half - gap, gap], [half, half, Fraction(0)]),
+        ([gap * gap, 1 - gap * gap], [half, half]),
+    ]
     for p, q in pairs:
         law = DiscretePair(p, q).loss_law()
         with mp.workdps(100):
-            want = sorted({float(mp.log(mp.mpf(a.numerator) / a.denominator * b.denominator / b.numerator))
-                           for a, b in zip(p, q) if a and b})
+            want = sorted(
+                {
+                    float(mp.log(mp.mpf(a.numerator) / a.denominator * b.denominator / b.numerator))
+                    for a, b in zip(p, q)
+                    if a and b
+                }
+            )
         assert law.atoms()[0].tolist() == want

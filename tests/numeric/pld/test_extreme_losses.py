@@ -3,6 +3,7 @@
 Every bracket of method="pld" must contain the exact layer's value (lower ≤ exact ≤ upper, F2, F24); the lower
 end of a finite quantity is never +inf, nothing raises, nothing is NaN.
 """
+
 from __future__ import annotations
 
 import math
@@ -54,8 +55,10 @@ def test_epsilon_of_the_1e400_pair(p, q, direction):
 def test_delta_of_the_1e400_pair(p, q, steps, eps):
     cfg = Config(DiscretePair(p, q), steps=steps)
     for direction in ("remove", "add"):
-        _check(api.delta(cfg, eps, direction=direction, method="pld"),
-               api.delta(cfg, eps, direction=direction, method="exact"))
+        _check(
+            api.delta(cfg, eps, direction=direction, method="pld"),
+            api.delta(cfg, eps, direction=direction, method="exact"),
+        )
 
 
 def test_delta_of_the_1e400_pair_is_tight_at_one_step():
@@ -65,12 +68,13 @@ def test_delta_of_the_1e400_pair_is_tight_at_one_step():
     assert float(pld.lower) == pytest.approx(float(exact.lower), rel=1e-8)
 
 
-@pytest.mark.parametrize("scale, eps", [("0.001", 0), ("0.001", 710), ("0.001", 999), ("0.0014", 700),
-                                        ("0.0014", 714)])
+@pytest.mark.parametrize("scale, eps", [("0.001", 0), ("0.001", 710), ("0.001", 999), ("0.0014", 700), ("0.0014", 714)])
 def test_laplace_beyond_exp_range(scale, eps):
     cfg = Config(Laplace(scale), steps=1)
     b = Fraction(scale)
-    closed = 1 - mp.exp((mp.mpf(eps) - mp.mpf(b.denominator) / b.numerator) / 2)  # remove δ(ε), 0 ≤ ε ≤ 1/b (symmetric pair)
+    closed = 1 - mp.exp(
+        (mp.mpf(eps) - mp.mpf(b.denominator) / b.numerator) / 2
+    )  # remove δ(ε), 0 ≤ ε ≤ 1/b (symmetric pair)
     for direction in ("remove", "add"):
         exact = api.delta(cfg, eps, direction=direction, method="exact")
         assert exact.lower - mp.mpf("1e-9") <= closed <= exact.upper + mp.mpf("1e-9")
@@ -78,10 +82,16 @@ def test_laplace_beyond_exp_range(scale, eps):
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(k=st.integers(300, 400), j=st.integers(300, 400), a=st.integers(1, 9), steps=st.integers(1, 2),
-       swap=st.booleans(), delta=st.sampled_from(["0.01", "0.1", "0.3"]))
+@given(
+    k=st.integers(300, 400),
+    j=st.integers(300, 400),
+    a=st.integers(1, 9),
+    steps=st.integers(1, 2),
+    swap=st.booleans(),
+    delta=st.sampled_from(["0.01", "0.1", "0.3"]),
+)
 def test_random_tiny_masses(k, j, a, steps, swap, delta):
-    tiny_q, tiny_p = Fraction(a, 10 ** k), Fraction(1, 10 ** j)
+    tiny_q, tiny_p = Fraction(a, 10**k), Fraction(1, 10**j)
     p = [Fraction(1, 2) - tiny_p, Fraction(1, 2), tiny_p]
     q = [1 - tiny_q - Fraction(1, 3), tiny_q, Fraction(1, 3)]
     p, q = (q, p) if swap else (p, q)
@@ -92,8 +102,10 @@ def test_random_tiny_masses(k, j, a, steps, swap, delta):
         _check(pld, exact)
         assert float(pld.lower) < math.inf
         eps = float(exact.lower)
-        _check(api.delta(cfg, eps, direction=direction, method="pld"),
-               api.delta(cfg, eps, direction=direction, method="exact"))
+        _check(
+            api.delta(cfg, eps, direction=direction, method="pld"),
+            api.delta(cfg, eps, direction=direction, method="exact"),
+        )
 
 
 @pytest.mark.parametrize("j,steps,swap", [(324, 1, False), (324, 2, False), (316, 1, False), (330, 2, True)])

@@ -2,6 +2,7 @@
 
 Reference: the exact convolution of the float inputs in mpmath (60 digits), not the code's own direct path.
 """
+
 import mpmath as mp
 import numpy as np
 from hypothesis import given, settings
@@ -13,8 +14,10 @@ from verialloc.numeric.pld.compose import _fft_run
 def exact_convolution(x, y):
     with mp.workdps(60):
         xs, ys = [mp.mpf(float(v)) for v in x], [mp.mpf(float(v)) for v in y]
-        return [mp.fsum(xs[i] * ys[s - i] for i in range(max(0, s - len(ys) + 1), min(s, len(xs) - 1) + 1))
-                for s in range(len(xs) + len(ys) - 1)]
+        return [
+            mp.fsum(xs[i] * ys[s - i] for i in range(max(0, s - len(ys) + 1), min(s, len(xs) - 1) + 1))
+            for s in range(len(xs) + len(ys) - 1)
+        ]
 
 
 @settings(max_examples=30)

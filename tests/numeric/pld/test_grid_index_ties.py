@@ -13,6 +13,7 @@ swapped, `(k - 1) * step >= losses` → `>`, its `k - 1` → `k - 2` (either pla
 the four corrections removed. Equivalent (the second correction of the branch undoes the difference): the first
 correction's `<` → `<=` (`>` → `>=`) and its `k + 1` → `k + 2` (`k - 1` → `k - 2`).
 """
+
 import math
 from fractions import Fraction
 

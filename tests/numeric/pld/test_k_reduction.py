@@ -3,6 +3,7 @@
 Reference: the exact k-subset enumeration of the exact layer (elementary symmetric likelihood, not ⌊t/k⌋).
 A ⌈t/k⌉ slip gives upper 0.429 against the exact 0.541 at RR ε0 = 1, t = 4, k = 3, ε = 0.2, add.
 """
+
 import mpmath as mp
 import pytest
 
@@ -70,7 +71,8 @@ def test_unequal_blocks_beat_the_floor_reduction(t, k, eps0, direction):
     3.9029140) — and above the exact k-subset value."""
     config = Config(RandomizedResponse(eps0), steps=t, k=k)
     truth = api.epsilon(config, "1e-5", direction=direction, method="exact").upper
-    f27 = api.epsilon(Config(RandomizedResponse(eps0), steps=t // k, epochs=k), "1e-5", direction=direction,
-                      method="exact").lower
+    f27 = api.epsilon(
+        Config(RandomizedResponse(eps0), steps=t // k, epochs=k), "1e-5", direction=direction, method="exact"
+    ).lower
     got = api.epsilon(config, "1e-5", direction=direction, method="pld")
     assert got.lower <= truth <= got.upper < f27, (got.lower, truth, got.upper, f27)

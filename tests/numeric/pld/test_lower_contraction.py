@@ -13,6 +13,7 @@ Laplace, P = Lap(1, b), Q = Lap(0, b), ε0 = 1/b (both directions, the pair is s
 F13 for the Gaussian of μ = 50 (σ = 0.1, the composition of 100 steps at σ = 1):
 δ(ε) = Φ((μ − ε)/√(2μ)) − e^ε Φ((−μ − ε)/√(2μ)).
 """
+
 from fractions import Fraction
 
 import mpmath as mp
@@ -47,8 +48,13 @@ def finite_pairs(draw):
 
 
 @settings(max_examples=60, deadline=None)
-@given(pair=finite_pairs(), rate=st.sampled_from(["1", "0.5", "0.05"]), step=st.sampled_from([0.3, 0.05, 0.01, 0.002]),
-       steps=st.sampled_from([1, 2, 3]), direction=st.sampled_from(DIRECTIONS))
+@given(
+    pair=finite_pairs(),
+    rate=st.sampled_from(["1", "0.5", "0.05"]),
+    step=st.sampled_from([0.3, 0.05, 0.01, 0.002]),
+    steps=st.sampled_from([1, 2, 3]),
+    direction=st.sampled_from(DIRECTIONS),
+)
 def test_lower_is_below_the_exact_composed_profile(pair, rate, step, steps, direction):
     """F2, F8, F49: at every grid value of the lower PLD (and a third of a step either side) its δ, composed `steps`
     times, stays at or below the exact δ of the composed Poisson pair — also at coarse steps, where classes take
@@ -103,8 +109,13 @@ def test_composed_gaussian_lower_is_tight_against_f13(direction):
 
 def ratios_around_grid_values():
     """(num, den, err, grid index, grid step): float sums whose ratio lies within ±40 ulps of a grid value."""
-    return st.tuples(st.floats(1e-300, 1.0), st.integers(-40, 40), st.sampled_from([0.0, 2.01 * U, 1e3 * U, 1e-9]),
-                     st.integers(0, 200), st.sampled_from([1e-4, 0.01, 0.3]))
+    return st.tuples(
+        st.floats(1e-300, 1.0),
+        st.integers(-40, 40),
+        st.sampled_from([0.0, 2.01 * U, 1e3 * U, 1e-9]),
+        st.integers(0, 200),
+        st.sampled_from([1e-4, 0.01, 0.3]),
+    )
 
 
 @settings(max_examples=400, deadline=None)

@@ -4,6 +4,7 @@ A realization has no −inf mass (F7 (i)); `exp_neg_mean` must still report +inf
 atom in (0, 1] — validate_realization and dual then refuse it. Checked to kill (on a scratch copy):
 `self.neg_inf_mass > 0` → `> 1` / `>= 1` / `>= 0` / `< 0` in exp_neg_mean, and its `float("inf")` → a finite value.
 """
+
 import math
 
 import numpy as np

@@ -3,6 +3,7 @@ down (item 3).
 
 References: mpmath at 60 digits for ln(1 − δ); the contract that two directed bounds of one quantity cannot cross.
 """
+
 import math
 
 import mpmath as mp
@@ -35,8 +36,9 @@ def test_cli_reports_an_internal_error_with_status_3(monkeypatch, capsys):
         raise InternalError("planted")
 
     monkeypatch.setattr(api.METHODS["pld"], "delta", broken)
-    code = main(["delta", "--mechanism", "gaussian", "--sigma", "1", "--steps", "3", "--epsilon", "1",
-                 "--method", "pld"])
+    code = main(
+        ["delta", "--mechanism", "gaussian", "--sigma", "1", "--steps", "3", "--epsilon", "1", "--method", "pld"]
+    )
     err = capsys.readouterr().err
     assert code == 3 and err.count("\n") == 1 and "planted" in err
 
@@ -45,6 +47,7 @@ def test_cli_reports_an_internal_error_with_status_3(monkeypatch, capsys):
 def test_trivial_epsilon_end_is_at_most_ln_one_minus_delta(delta):
     """The lower ε end is max(pld lower, ln(1 − δ) rounded down): the latter never exceeds the true ln(1 − δ)."""
     from verialloc.rounding import trivial_epsilon_lower
+
     with mp.workdps(60):
         assert mp.mpf(trivial_epsilon_lower(delta)) <= mp.log1p(-mp.mpf(delta))  # log(1 − δ) cancels at δ < 1e-50
     assert math.log1p(-delta) >= trivial_epsilon_lower(delta)

@@ -1,4 +1,5 @@
 """The PLD type against brute-force pair PLDs and the exact layer: I14, I15, F2 δ and its inverse, F51 B.2(1)/(3)."""
+
 from fractions import Fraction
 
 import mpmath as mp

@@ -7,6 +7,7 @@ k-subset likelihood for k > 1, quadrature for the Gaussian at t ≤ 2, F13 for G
 Issue #16: `test_trivial_bound_and_monotone_in_epsilon` checked monotonicity in ε of one PLD table (true for every
 PLD); it is now `test_trivial_bound_and_geometric_overlap_beyond_the_exact_layer`.
 """
+
 import math
 from fractions import Fraction
 
@@ -33,14 +34,30 @@ def pld_deltas(config, epsilons, direction, s=FAST):
     """(lower, upper) lists from one build of the PLDs (direction "both": max over the two)."""
     table = plds(config, s, epsilon_max=max(abs(e) for e in epsilons))
     dirs = ("remove", "add") if direction == "both" else (direction,)
-    return [(max(float(table[d, "lower"].delta_bound(e)) for d in dirs),
-             max(float(table[d, "upper"].delta_bound(e)) for d in dirs)) for e in epsilons]
+    return [
+        (
+            max(float(table[d, "lower"].delta_bound(e)) for d in dirs),
+            max(float(table[d, "upper"].delta_bound(e)) for d in dirs),
+        )
+        for e in epsilons
+    ]
 
 
 def exact_delta(config, eps, direction):
     with mp.workdps(30):
-        return float(discrete_delta(config.mechanism, config.scheme, config.steps, eps, direction,
-                                    k=config.k, epochs=config.epochs, rate=config.rate, digits=20))
+        return float(
+            discrete_delta(
+                config.mechanism,
+                config.scheme,
+                config.steps,
+                eps,
+                direction,
+                k=config.k,
+                epochs=config.epochs,
+                rate=config.rate,
+                digits=20,
+            )
+        )
 
 
 def assert_brackets(lower, exact, upper, what):
@@ -49,8 +66,12 @@ def assert_brackets(lower, exact, upper, what):
     assert exact <= upper + slack, f"{what}: upper {upper!r} < exact {exact!r}"
 
 
-@given(eps0=st.sampled_from(["0.2", "0.5", "1", "2"]), steps=st.sampled_from([1, 2, 7, 100, 1000]),
-       eps=st.sampled_from([0.0, 0.05, 0.3, 1.0]), direction=st.sampled_from(["remove", "add"]))
+@given(
+    eps0=st.sampled_from(["0.2", "0.5", "1", "2"]),
+    steps=st.sampled_from([1, 2, 7, 100, 1000]),
+    eps=st.sampled_from([0.0, 0.05, 0.3, 1.0]),
+    direction=st.sampled_from(["remove", "add"]),
+)
 @settings(max_examples=20)
 def test_allocation_randomized_response_sound(eps0, steps, eps, direction):
     """I11: lower ≤ exact ≤ upper for 1-of-t allocation, both directions."""
@@ -75,10 +96,15 @@ def test_allocation_k_and_epochs_sound(k, epochs):
             assert_brackets(lo, exact_delta(config, eps, direction), hi, f"k={k} E={epochs} {direction} eps={eps}")
 
 
-@given(pair=st.sampled_from([([0.5, 0.3, 0.2], [0.2, 0.3, 0.5]), ([0.6, 0.4, 0.0], [0.3, 0.3, 0.4]),
-                             ([0.2, 0.3, 0.5], [0.0, 0.5, 0.5])]),
-       scheme=st.sampled_from(["allocation", "poisson"]), steps=st.sampled_from([1, 3, 5]),
-       direction=st.sampled_from(["remove", "add"]), eps=st.sampled_from([0.0, 0.4, 1.5]))
+@given(
+    pair=st.sampled_from(
+        [([0.5, 0.3, 0.2], [0.2, 0.3, 0.5]), ([0.6, 0.4, 0.0], [0.3, 0.3, 0.4]), ([0.2, 0.3, 0.5], [0.0, 0.5, 0.5])]
+    ),
+    scheme=st.sampled_from(["allocation", "poisson"]),
+    steps=st.sampled_from([1, 3, 5]),
+    direction=st.sampled_from(["remove", "add"]),
+    eps=st.sampled_from([0.0, 0.4, 1.5]),
+)
 @settings(max_examples=20)
 def test_discrete_pairs_with_zero_masses_sound(pair, scheme, steps, direction, eps):
     config = Config(DiscretePair(*pair), scheme=scheme, steps=steps, rate="0.3" if scheme == "poisson" else None)
@@ -94,10 +120,15 @@ def test_poisson_randomized_response_sound(steps, rate):
         assert_brackets(lo, exact_delta(config, 0.1, direction), hi, f"poisson t={steps} {direction}")
 
 
-@pytest.mark.parametrize("sigma,eps,direction,ref", [
-    (1, 1, "remove", 0.059206501), (1, 1, "add", 0.050197662), (2, 0.5, "remove", 0.018326595),
-    (0.5, 2, "add", 0.18644915),
-])
+@pytest.mark.parametrize(
+    "sigma,eps,direction,ref",
+    [
+        (1, 1, "remove", 0.059206501),
+        (1, 1, "add", 0.050197662),
+        (2, 0.5, "remove", 0.018326595),
+        (0.5, 2, "add", 0.18644915),
+    ],
+)
 def test_gaussian_t2_against_quadrature(sigma, eps, direction, ref):
     """formulas.md §12.1 (t = 2) — and the mpmath quadrature as the exact reference."""
     with mp.workdps(20):
@@ -109,7 +140,10 @@ def test_gaussian_t2_against_quadrature(sigma, eps, direction, ref):
 
 def test_gaussian_single_step_and_composition_closed_form():
     """t = 1: F13; allocation with k = t = 4 over 2 epochs is 8 compositions: F13 at σ/√8."""
-    for config, sigma in ((Config(Gaussian("0.9"), steps=1), 0.9), (Config(Gaussian("2"), steps=4, k=4, epochs=2), 2 / math.sqrt(8))):
+    for config, sigma in (
+        (Config(Gaussian("0.9"), steps=1), 0.9),
+        (Config(Gaussian("2"), steps=4, k=4, epochs=2), 2 / math.sqrt(8)),
+    ):
         epsilons = (0.0, 0.5, 2.0)
         for eps, (lo, hi) in zip(epsilons, pld_deltas(config, epsilons, "remove")):
             with mp.workdps(30):
@@ -154,13 +188,18 @@ def test_monotone_in_parameters(param):
     """I5–I8 consequences on the computed bounds: larger σ / more steps (allocation) give smaller δ; more epochs or
     a larger Poisson rate give larger δ. Checked as upper(favourable) ≤ upper(unfavourable) with the bracket width as slack."""
     base = dict(sigma="1", steps=100, epochs=1, rate=None, scheme="allocation")
-    variants = {"sigma": ({"sigma": "1.2"}, {"sigma": "1"}), "steps": ({"steps": 200}, {"steps": 100}),
-                "epochs": ({"epochs": 1}, {"epochs": 2}),
-                "rate": ({"rate": "0.01", "scheme": "poisson"}, {"rate": "0.02", "scheme": "poisson"})}[param]
+    variants = {
+        "sigma": ({"sigma": "1.2"}, {"sigma": "1"}),
+        "steps": ({"steps": 200}, {"steps": 100}),
+        "epochs": ({"epochs": 1}, {"epochs": 2}),
+        "rate": ({"rate": "0.01", "scheme": "poisson"}, {"rate": "0.02", "scheme": "poisson"}),
+    }[param]
     results = []
     for change in variants:
         kw = {**base, **change}
-        config = Config(Gaussian(kw["sigma"]), scheme=kw["scheme"], steps=kw["steps"], epochs=kw["epochs"], rate=kw["rate"])
+        config = Config(
+            Gaussian(kw["sigma"]), scheme=kw["scheme"], steps=kw["steps"], epochs=kw["epochs"], rate=kw["rate"]
+        )
         results.append(pld_delta(config, 0.3, "both"))
     (lo_small, hi_small), (lo_big, hi_big) = results
     assert hi_small <= hi_big + (hi_big - lo_big)
@@ -178,8 +217,28 @@ def test_refining_the_loss_grid_tightens_composition():
 def test_cli_pld(capsys):
     from verialloc.cli import main
     import json
-    assert main(["delta", "--mechanism", "randomized-response", "--eps0", "1", "--steps", "100", "--epsilon", "0.2",
-                 "--method", "pld", "--loss-step", "1e-3", "--json"]) == 0
+
+    assert (
+        main(
+            [
+                "delta",
+                "--mechanism",
+                "randomized-response",
+                "--eps0",
+                "1",
+                "--steps",
+                "100",
+                "--epsilon",
+                "0.2",
+                "--method",
+                "pld",
+                "--loss-step",
+                "1e-3",
+                "--json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     exact = exact_delta(Config(RandomizedResponse("1"), steps=100), 0.2, "both")
     assert float(out["lower"]) <= exact <= float(out["upper"]) and out["method"] == "pld"
@@ -188,7 +247,11 @@ def test_cli_pld(capsys):
 
 def test_cli_pld_knobs_rejected_for_exact(capsys):
     from verialloc.cli import main
-    assert main(["delta", "--mechanism", "gaussian", "--sigma", "1", "--steps", "1", "--epsilon", "1", "--tail", "1e-9"]) == 2
+
+    assert (
+        main(["delta", "--mechanism", "gaussian", "--sigma", "1", "--steps", "1", "--epsilon", "1", "--tail", "1e-9"])
+        == 2
+    )
     assert "tail" in capsys.readouterr().err
 
 
@@ -214,22 +277,28 @@ def test_heavy_tails_fall_back_to_the_geometric_grid():
     assert any("geometric" in note for note in b.details["notes"])
 
 
-@pytest.mark.parametrize("config", [
-    Config(Gaussian(2), scheme="poisson", rate=1, steps=20),
-    Config(Gaussian(Fraction(3, 2)), scheme="poisson", rate=1, steps=3, epochs=4),
-    Config(Gaussian(Fraction(9, 4)), steps=6, k=6, epochs=2),
-    pytest.param(Config(Gaussian(1), scheme="poisson", rate=1, steps=100), marks=pytest.mark.slow),  # ε ≈ 92
-], ids=["poisson-T20", "poisson-T3E4", "alloc-k=t", "poisson-T100"])
+@pytest.mark.parametrize(
+    "config",
+    [
+        Config(Gaussian(2), scheme="poisson", rate=1, steps=20),
+        Config(Gaussian(Fraction(3, 2)), scheme="poisson", rate=1, steps=3, epochs=4),
+        Config(Gaussian(Fraction(9, 4)), steps=6, k=6, epochs=2),
+        pytest.param(Config(Gaussian(1), scheme="poisson", rate=1, steps=100), marks=pytest.mark.slow),  # ε ≈ 92
+    ],
+    ids=["poisson-T20", "poisson-T3E4", "alloc-k=t", "poisson-T100"],
+)
 @pytest.mark.parametrize("query, value", [("epsilon", "1e-5"), ("delta", "2.5")])
 def test_gaussian_composition_brackets_f13_and_is_tight(config, query, value, monkeypatch):
     """Every step holds the element (Poisson rate 1, allocation k = t): the pld method discretizes one Gaussian of
     μ = tE/(2σ²) (F13) instead of composing t·E steps (100 Gaussian steps took 30 s in VerifiedAccountant's default
     method). The bracket holds the exact layer's F13 value (mpmath) and is as tight as one step's discretization."""
     from verialloc.numeric.pld import table
+
     composed = []
     real_compose = table.self_compose
-    monkeypatch.setattr(table, "self_compose", lambda pld, n, *a, **k: composed.append(n) or
-                        real_compose(pld, n, *a, **k))
+    monkeypatch.setattr(
+        table, "self_compose", lambda pld, n, *a, **k: composed.append(n) or real_compose(pld, n, *a, **k)
+    )
     got = getattr(api, query)(config, value, method="pld")
     assert composed and set(composed) == {1}  # one step of μ = tE/(2σ²), no t·E-fold composition
     exact = getattr(api, query)(config, value, method="exact", digits=20)

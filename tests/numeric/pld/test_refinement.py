@@ -21,6 +21,7 @@ lower ends against F13 (it was a strict xfail asserting the nesting). The accoun
 grid step is the maximum over the dyadic chain h, 2h, … (pld.tighten), and its upper end the minimum, so
 neither end moves outward when h is halved: `test_explicit_grid_step_ends_never_move_outward_when_halved`.
 """
+
 import mpmath as mp
 import pytest
 from hypothesis import given
@@ -40,8 +41,14 @@ FLOAT_SLACK = 1e-9
 EPSILONS = (0.0, 0.5, 1.0)
 DIRECTIONS = ("remove", "add")
 #: formulas.md §12.1, Gaussian σ = 1, t = 2, 8 printed digits: (direction, ε) → δ
-TABLE_12_1 = {("remove", 0.0): 0.29776223, ("remove", 0.5): 0.14917752, ("remove", 1.0): 0.059206501,
-              ("add", 0.0): 0.29776223, ("add", 0.5): 0.14268697, ("add", 1.0): 0.050197662}
+TABLE_12_1 = {
+    ("remove", 0.0): 0.29776223,
+    ("remove", 0.5): 0.14917752,
+    ("remove", 1.0): 0.059206501,
+    ("add", 0.0): 0.29776223,
+    ("add", 0.5): 0.14268697,
+    ("add", 1.0): 0.050197662,
+}
 TABLE_RTOL = 5e-8
 #: the exact layer's answers (15 digits, or quadrature with its stated error) compared as floats
 EXACT_RTOL = 1e-13
@@ -86,13 +93,17 @@ def loss_step_brackets(config, step) -> dict:
     return out
 
 
-@pytest.mark.parametrize("config", [
-    Config(Gaussian(1), scheme="poisson", steps=2, rate="0.1"),
-    Config(Gaussian(2), scheme="poisson", steps=4, rate="1"),
-    Config(Laplace(1), scheme="poisson", steps=2, rate="0.3"),
-    Config(RandomizedResponse(1), scheme="poisson", steps=8, rate="0.25"),
-    Config(RandomizedResponse(1), steps=20, epochs=3),
-], ids=["gauss-poisson", "gauss-composition", "laplace-poisson", "rr-poisson", "rr-allocation-epochs"])
+@pytest.mark.parametrize(
+    "config",
+    [
+        Config(Gaussian(1), scheme="poisson", steps=2, rate="0.1"),
+        Config(Gaussian(2), scheme="poisson", steps=4, rate="1"),
+        Config(Laplace(1), scheme="poisson", steps=2, rate="0.3"),
+        Config(RandomizedResponse(1), scheme="poisson", steps=8, rate="0.25"),
+        Config(RandomizedResponse(1), steps=20, epochs=3),
+    ],
+    ids=["gauss-poisson", "gauss-composition", "laplace-poisson", "rr-poisson", "rr-allocation-epochs"],
+)
 def test_loss_step_refinement_tightens(config):
     """Loss steps 2e-3 and 1e-3 (discretize_pair, regrid and compose): both brackets contain the exact value
     (quadrature at t·E = 2; F13 at σ/√4 for rate 1; count enumeration), the finer one is nested in the coarser
@@ -119,8 +130,11 @@ def allocation_grid_brackets(law, steps, h) -> dict:
     return out
 
 
-@pytest.mark.parametrize("mech, steps", [(Gaussian(1), 1), (Gaussian(1), 2), (Laplace(1), 2),
-                                         (RandomizedResponse(1), 4)], ids=["gauss-t1", "gauss-t2", "laplace-t2", "rr-t4"])
+@pytest.mark.parametrize(
+    "mech, steps",
+    [(Gaussian(1), 1), (Gaussian(1), 2), (Laplace(1), 2), (RandomizedResponse(1), 4)],
+    ids=["gauss-t1", "gauss-t2", "laplace-t2", "rr-t4"],
+)
 def test_allocation_grid_refinement_never_raises_upper(mech, steps):
     """Exp-grid steps h = 0.2, 0.1, 0.05: every bracket contains the exact value (F13 for t = 1, §12.1 for the
     Gaussian at t = 2, quadrature for Laplace, count enumeration for randomized response); the upper spread is

@@ -1,4 +1,5 @@
 """Poisson subsampling (F46, F47, E16): exact identities on discrete pairs (I17), the Gaussian single step, F51 B.2(2)."""
+
 from fractions import Fraction
 
 import mpmath as mp
@@ -18,7 +19,11 @@ from verialloc.numeric.pld.pld import PLD
 from verialloc.testing.assertions import assert_same_pld
 from verialloc.testing.strategies import probability_pairs as discrete_pairs
 from verialloc.numeric.pld.subsample import (
-    SubsampledLoss, subsample_add, subsample_remove, subsampled_inverse, subsampled_loss,
+    SubsampledLoss,
+    subsample_add,
+    subsample_remove,
+    subsampled_inverse,
+    subsampled_loss,
 )
 
 TOL = 1e-13
@@ -88,8 +93,11 @@ def float_loss(x, y) -> float:
         return float(mp.log(mp.mpf(x.numerator) / x.denominator) - mp.log(mp.mpf(y.numerator) / y.denominator))
 
 
-@given(discrete_pairs().filter(lambda pq: any(x > 0 and y > 0 for x, y in zip(*pq))), rates,
-       st.sampled_from(["remove", "add"]))
+@given(
+    discrete_pairs().filter(lambda pq: any(x > 0 and y > 0 for x, y in zip(*pq))),
+    rates,
+    st.sampled_from(["remove", "add"]),
+)
 def test_subsampled_loss_law_matches_brute_force(pair, lam, direction):
     p, q = pair
     law = SubsampledLoss(FiniteLoss(floats(p), floats(q)), lam)
@@ -116,8 +124,10 @@ def test_loss_map_and_its_inverse():
     for lam in (1e-4, 0.3, 0.999):
         g = subsampled_loss(x, lam)
         with mp.workdps(40):
-            ref = [mp.log(1 + lam * (mp.exp(v) - 1)) if np.isfinite(v)
-                   else (mp.log(1 - mp.mpf(lam)) if v < 0 else mp.inf) for v in x]
+            ref = [
+                mp.log(1 + lam * (mp.exp(v) - 1)) if np.isfinite(v) else (mp.log(1 - mp.mpf(lam)) if v < 0 else mp.inf)
+                for v in x
+            ]
         np.testing.assert_allclose(g, [float(r) for r in ref], rtol=1e-14)
         moderate = np.isfinite(x) & (x >= -1)  # below, g flattens onto ln(1−λ) and cannot be inverted in float64
         np.testing.assert_allclose(subsampled_inverse(g[moderate], lam), x[moderate], rtol=1e-6, atol=1e-12)
@@ -136,8 +146,9 @@ def test_gaussian_subsampled_law_brackets_the_exact_single_step(sigma, lam, dire
     low = discretize(law, direction, 1e-3, 1e-14, "lower")
     up.validate_realization()
     for eps in (-0.2, 0.0, 0.3, 1.0, 2.0):
-        exact, err = poisson_delta_quadrature(Gaussian(sigma), 1, Fraction(lam).limit_denominator(1000), eps, direction,
-                                              digits=12)
+        exact, err = poisson_delta_quadrature(
+            Gaussian(sigma), 1, Fraction(lam).limit_denominator(1000), eps, direction, digits=12
+        )
         exact, err = float(exact), float(err)
         assert low.delta(eps) - 1e-14 <= exact + err and exact - err <= up.delta(eps) + 1e-14
         assert up.delta(eps) - low.delta(eps) <= 2e-3  # about one grid step
@@ -202,15 +213,20 @@ def test_invalid_rate_names_the_parameter():
 def test_rate_one_keeps_the_minus_infinity_atom():
     """F47 at λ = 1 is the identity (I17): Q's mass where P = 0 stays at loss −inf (no finite atom at ln(1 − λ)).
     Reference: the pair's own Q-mass on {P = 0}, exact. Would catch the finite atom kept at λ = 1."""
-    law = (DiscretePair([Fraction(1, 2), Fraction(1, 2), Fraction(0)], [Fraction(1, 4), Fraction(1, 2), Fraction(1, 4)])).loss_law()
+    law = (
+        DiscretePair([Fraction(1, 2), Fraction(1, 2), Fraction(0)], [Fraction(1, 4), Fraction(1, 2), Fraction(1, 4)])
+    ).loss_law()
     sub = SubsampledLoss(law, 1.0)
     assert law.q_neg_inf == 0.25
     assert sub.q_neg_inf == 0.25 and sub.low == -np.inf
 
 
-@given(st.one_of(st.floats(1e-320, 1e-12), st.integers(17, 320).map(lambda e: 10.0 ** -e),
-                 st.floats(1e-12, 1.0, exclude_max=True)),
-       st.one_of(st.floats(700, 1e5), st.sampled_from([700.0, 701.0, 736.0, 745.2, 1e300, np.inf])))
+@given(
+    st.one_of(
+        st.floats(1e-320, 1e-12), st.integers(17, 320).map(lambda e: 10.0**-e), st.floats(1e-12, 1.0, exclude_max=True)
+    ),
+    st.one_of(st.floats(700, 1e5), st.sampled_from([700.0, 701.0, 736.0, 745.2, 1e300, np.inf])),
+)
 @settings(max_examples=60)
 def test_loss_map_beyond_700_for_tiny_rates(lam, x):
     """g_λ(x) for x > 700 against 60 digits, tiny λ included: x + log1p((1−λ)·expm1(−x)) was −inf for λ ≲ 1e-16
@@ -235,8 +251,10 @@ def test_tiny_rate_with_a_loss_beyond_700_brackets_the_exact_epsilon(direction):
     assert got.lower <= exact.upper and exact.lower <= got.upper, (float(got.lower), float(exact.lower))
 
 
-@given(st.one_of(st.integers(1, 52).map(lambda e: 1 - 2.0 ** -e), st.floats(0.5, 1.0, exclude_max=True)),
-       st.one_of(st.floats(-1e4, -0.1), st.sampled_from([-46.05170185988091, -36.7368005696771, -0.7])))
+@given(
+    st.one_of(st.integers(1, 52).map(lambda e: 1 - 2.0**-e), st.floats(0.5, 1.0, exclude_max=True)),
+    st.one_of(st.floats(-1e4, -0.1), st.sampled_from([-46.05170185988091, -36.7368005696771, -0.7])),
+)
 @settings(max_examples=60)
 def test_loss_map_where_one_plus_lambda_expm1_cancels(lam, x):
     """λ near 1, x ≪ 0: g_λ(x) = ln((1−λ) + λe^x) to 1e-14 (through log1p(λ·expm1(x)), λ = 1 − 2⁻⁵³ at x = −46.05

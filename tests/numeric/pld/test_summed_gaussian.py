@@ -1,4 +1,5 @@
 """The summed-output lower bound for Gaussian allocation (post-processing, F8, F13), against the exact layer."""
+
 import mpmath as mp
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -56,8 +57,15 @@ def test_not_applicable_elsewhere():
 
 # --- the composed-Gaussian UPPER bound (post-processing of the k·E steps an element joins, F8, F13) ------------
 
-@pytest.mark.parametrize("config", [Config(Gaussian("0.55"), steps=3, k=3, epochs=2), Config(Gaussian(2), steps=1),
-                                    Config(Gaussian("0.8"), scheme="poisson", rate=1, steps=7)])
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        Config(Gaussian("0.55"), steps=3, k=3, epochs=2),
+        Config(Gaussian(2), steps=1),
+        Config(Gaussian("0.8"), scheme="poisson", rate=1, steps=7),
+    ],
+)
 @pytest.mark.parametrize("delta", [1e-3, 1e-12, 1e-30])
 def test_composed_upper_is_f13_when_every_step_is_used(config, delta):
     """k = t (or Poisson rate 1): the configuration is the composition itself, so the bound is the exact F13 ε —
@@ -74,6 +82,7 @@ def test_composed_upper_is_above_the_exact_allocation(sigma, delta):
     exact layer's upper end (quadrature) in both directions."""
     from hypothesis import assume
     from verialloc.errors import UnsupportedRequest
+
     config = Config(Gaussian(sigma), steps=2)
     got = summed_gaussian.epsilon_upper(config, delta)
     try:

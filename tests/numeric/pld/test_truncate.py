@@ -10,6 +10,7 @@ cut when tail ≥ total, an empty PLD; or a point more kept than the rule says),
 `n_top == 0 and n_bottom == 0` → `or`, `masses.size <= 1` → `<= 2`, either `side="right"` → `"left"`, `kept[0]` →
 `kept[-1]`, `kept[-1]` → `kept[0]`, the `top` / `bottom` bookkeeping dropped or swapped.
 """
+
 import numpy as np
 import pytest
 
@@ -20,8 +21,9 @@ LOSSES = np.arange(6) * 0.5
 
 
 def pld(masses, bound, inf_mass=0.0):
-    return PLD(LOSSES[:len(masses)], np.array(masses), inf_mass=inf_mass, truncated=2.0 ** -30, float_error=1e-13,
-               bound=bound)
+    return PLD(
+        LOSSES[: len(masses)], np.array(masses), inf_mass=inf_mass, truncated=2.0**-30, float_error=1e-13, bound=bound
+    )
 
 
 CASES = [
@@ -32,15 +34,43 @@ CASES = [
     pytest.param([1 / 8, 1 / 8], 0.3, "upper", [0.0], [1 / 8], 1 / 8, id="upper-two-points"),
     pytest.param([1 / 8, 1 / 8], 0.3, "lower", [0.0], [1 / 4], 0.0, id="lower-two-points"),
     # both sides cut (suffix sums 1/16, 3/16; prefix sums 1/16, 5/16 at tail 3/16)
-    pytest.param([1 / 16, 1 / 4, 1 / 4, 1 / 4, 1 / 8, 1 / 16], 3 / 16, "upper", [0.5, 1.0, 1.5],
-                 [5 / 16, 1 / 4, 1 / 4], 3 / 16, id="upper-both-sides"),
-    pytest.param([1 / 16, 1 / 4, 1 / 4, 1 / 4, 1 / 8, 1 / 16], 3 / 16, "lower", [0.5, 1.0, 1.5],
-                 [1 / 4, 1 / 4, 7 / 16], 1 / 16, id="lower-both-sides"),
+    pytest.param(
+        [1 / 16, 1 / 4, 1 / 4, 1 / 4, 1 / 8, 1 / 16],
+        3 / 16,
+        "upper",
+        [0.5, 1.0, 1.5],
+        [5 / 16, 1 / 4, 1 / 4],
+        3 / 16,
+        id="upper-both-sides",
+    ),
+    pytest.param(
+        [1 / 16, 1 / 4, 1 / 4, 1 / 4, 1 / 8, 1 / 16],
+        3 / 16,
+        "lower",
+        [0.5, 1.0, 1.5],
+        [1 / 4, 1 / 4, 7 / 16],
+        1 / 16,
+        id="lower-both-sides",
+    ),
     # a prefix summing to exactly the tail is cut (suffix sums 1/16, 5/16; prefix sums 1/16, 3/16)
-    pytest.param([1 / 16, 1 / 8, 1 / 2, 1 / 4, 1 / 16], 3 / 16, "upper", [1.0, 1.5], [11 / 16, 1 / 4], 1 / 16,
-                 id="upper-tail=prefix"),
-    pytest.param([1 / 16, 1 / 8, 1 / 2, 1 / 4, 1 / 16], 3 / 16, "lower", [1.0, 1.5], [1 / 2, 5 / 16], 3 / 16,
-                 id="lower-tail=prefix"),
+    pytest.param(
+        [1 / 16, 1 / 8, 1 / 2, 1 / 4, 1 / 16],
+        3 / 16,
+        "upper",
+        [1.0, 1.5],
+        [11 / 16, 1 / 4],
+        1 / 16,
+        id="upper-tail=prefix",
+    ),
+    pytest.param(
+        [1 / 16, 1 / 8, 1 / 2, 1 / 4, 1 / 16],
+        3 / 16,
+        "lower",
+        [1.0, 1.5],
+        [1 / 2, 5 / 16],
+        3 / 16,
+        id="lower-tail=prefix",
+    ),
     # only the bottom is cut, up to the last point
     pytest.param([1 / 8, 1 / 8, 1 / 2], 0.3, "upper", [1.0], [3 / 4], 0.0, id="upper-bottom-only"),
     pytest.param([1 / 8, 1 / 8, 1 / 2], 0.3, "lower", [1.0], [1 / 2], 1 / 4, id="lower-bottom-only"),

@@ -5,6 +5,7 @@ which drifts below the exact total by n·u per composition; the upper PLD lost ~
 δ at ε = −5 fell below the trivial bound 1 − e^ε (I1) and `best` crashed on crossed ends. Reference: 1 − e^ε in
 mpmath (a lower bound on every δ), and the exact layer where it applies.
 """
+
 from fractions import Fraction
 
 import mpmath as mp

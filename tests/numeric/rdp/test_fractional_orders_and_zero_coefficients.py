@@ -6,6 +6,7 @@ References are independent of the code under test: a curve with an exact zero er
 Gaussian σ² = 1/2, F14) and F20's chord in rationals; the exact layer's mpmath generating function (F38); F14 and
 F5 in rationals for λ = 1, where the Poisson pair is the mechanism itself.
 """
+
 from fractions import Fraction
 
 import mpmath as mp
@@ -92,11 +93,16 @@ def finite_rdp(p, q, alpha: int) -> mp.mpf:
         return mp.log(mp.mpf(moment.numerator) / moment.denominator) / (alpha - 1)
 
 
-@pytest.mark.parametrize("mech, reference", [
-    (Gaussian(Fraction(7, 10)), lambda a: gaussian_rdp(Fraction(7, 10), a)),
-    (DiscretePair(["1/2", "1/3", "1/6"], ["1/6", "1/3", "1/2"]),
-     lambda a: finite_rdp(["1/2", "1/3", "1/6"], ["1/6", "1/3", "1/2"], a)),
-])
+@pytest.mark.parametrize(
+    "mech, reference",
+    [
+        (Gaussian(Fraction(7, 10)), lambda a: gaussian_rdp(Fraction(7, 10), a)),
+        (
+            DiscretePair(["1/2", "1/3", "1/6"], ["1/6", "1/3", "1/2"]),
+            lambda a: finite_rdp(["1/2", "1/3", "1/6"], ["1/6", "1/3", "1/2"], a),
+        ),
+    ],
+)
 def test_poisson_at_rate_one_is_the_mechanism_itself(mech, reference):
     """F46 at λ = 1: P_1 = P, so R_α(P_1‖Q) = R_α(P‖Q) (F14 Gaussian, F5 finite pair in rationals), inside a tight
     budget (relative half-width ≤ 1e−13). Kills: `lam <= 1` / `lam < 2` in the (1 − λ)^{α−j} factor (0·(−inf) =

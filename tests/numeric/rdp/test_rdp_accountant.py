@@ -1,4 +1,5 @@
 """Method "rdp": brackets against the exact layer and brute force (I11, I16, I35), directions, validation."""
+
 import math
 from fractions import Fraction
 
@@ -54,8 +55,11 @@ def brute_force_k_allocation_rdp(p, q, steps: int, k: int, alpha: int) -> mp.mpf
     return bf.renyi(*bf.allocation(p, q, steps, k), alpha)
 
 
-@given(probability_pairs(max_atoms=3, max_weight=4), st.sampled_from([(4, 2), (5, 2), (6, 3), (3, 3), (7, 3), (5, 3)]),
-       st.integers(2, 12))
+@given(
+    probability_pairs(max_atoms=3, max_weight=4),
+    st.sampled_from([(4, 2), (5, 2), (6, 3), (3, 3), (7, 3), (5, 3)]),
+    st.integers(2, 12),
+)
 @settings(max_examples=12)
 def test_k_allocation_bracket_contains_brute_force(pq, tk, alpha):
     """I35 in RDP form: E·R(A_{t,1}) <= R(A_{t,k}) <= (k − r)·R(A_{⌊t/k⌋}) + r·R(A_{⌈t/k⌉}), r = t mod k (F27 with
@@ -79,8 +83,10 @@ def test_k_allocation_upper_is_the_unequal_block_composition(mech, steps, k, epo
     k = min(k, steps)
     block, r = divmod(steps, k)
     with mp.workdps(40):
-        blocks = sum(n * allocation_rdp(mech, size, alpha, digits=25) for n, size in ((k - r, block), (r, block + 1))
-                     if n) * epochs  # a count of 0 adds nothing (0·inf would be nan)
+        blocks = (
+            sum(n * allocation_rdp(mech, size, alpha, digits=25) for n, size in ((k - r, block), (r, block + 1)) if n)
+            * epochs
+        )  # a count of 0 adds nothing (0·inf would be nan)
     upper = ra.rdp(Config(mech, steps=steps, k=k, epochs=epochs), alpha).upper
     if mp.isinf(blocks):
         assert mp.isinf(upper)
@@ -89,9 +95,13 @@ def test_k_allocation_upper_is_the_unequal_block_composition(mech, steps, k, epo
     assert blocks <= upper <= blocks * (1 + mp.mpf(10) ** -9) + mp.mpf(10) ** -300
 
 
-@given(st.integers(1, 40).map(lambda i: RandomizedResponse(Fraction(i, 20))) | probability_pairs(max_atoms=3).map(
-    lambda pq: DiscretePair(*pq)), st.integers(1, 6), st.integers(1, 100).map(lambda i: Fraction(i, 100)),
-    st.integers(-5, 30).map(lambda i: Fraction(i, 10)))
+@given(
+    st.integers(1, 40).map(lambda i: RandomizedResponse(Fraction(i, 20)))
+    | probability_pairs(max_atoms=3).map(lambda pq: DiscretePair(*pq)),
+    st.integers(1, 6),
+    st.integers(1, 100).map(lambda i: Fraction(i, 100)),
+    st.integers(-5, 30).map(lambda i: Fraction(i, 10)),
+)
 @settings(max_examples=15)
 def test_poisson_delta_both_directions_bound_exact(mech, steps, rate, eps):
     """F46 + F18 per direction, and "both" as the max (F3), against exact enumeration."""
@@ -191,8 +201,17 @@ def _rounds_up_to_nearest():
     return out
 
 
-TRIVIAL_EPSILONS = ([-36.0, -1e-12, -2.0**-40, -0.1, -1.0, -700.0, -745.5, Fraction(-1, 10), Fraction(-7, 3)]
-                    + _rounds_up_to_nearest())
+TRIVIAL_EPSILONS = [
+    -36.0,
+    -1e-12,
+    -(2.0**-40),
+    -0.1,
+    -1.0,
+    -700.0,
+    -745.5,
+    Fraction(-1, 10),
+    Fraction(-7, 3),
+] + _rounds_up_to_nearest()
 
 
 def test_trivial_delta_lower_end_never_exceeds_one_minus_e_eps():

@@ -4,6 +4,7 @@ Issue #16: `test_f19_stop_does_not_change_the_minimum` compared the adaptive sea
 same float64 curve through the same conversion (code against itself); its reference is now F18's printed form in
 mpmath minimized over exact R_α (exact layer, F14 closed form).
 """
+
 from fractions import Fraction
 
 import mpmath as mp
@@ -52,9 +53,16 @@ def test_epsilon_upper_bounds_exact_allocation(mech, steps, k, delta):
 
 
 SECTION_12_1_REMOVE = {  # formulas.md §12.1: exact remove profile of Gaussian allocation, t = 2
-    (0.5, 0.5): 0.50209809, (0.5, 1): 0.40457750, (0.5, 2): 0.23232134,
-    (1, 0): 0.29776223, (1, 0.5): 0.14917752, (1, 1): 0.059206501, (1, 2): 0.0047457776,
-    (2, 0.5): 0.018326595, (2, 1): 0.00064612837, (2, 2): 2.8811863e-08,
+    (0.5, 0.5): 0.50209809,
+    (0.5, 1): 0.40457750,
+    (0.5, 2): 0.23232134,
+    (1, 0): 0.29776223,
+    (1, 0.5): 0.14917752,
+    (1, 1): 0.059206501,
+    (1, 2): 0.0047457776,
+    (2, 0.5): 0.018326595,
+    (2, 1): 0.00064612837,
+    (2, 2): 2.8811863e-08,
 }
 
 
@@ -101,8 +109,9 @@ def f18_minimum(rdp, delta, top: int = 2000) -> tuple[mp.mpf, int]:
     return best, top + 1
 
 
-@pytest.mark.parametrize("sigma,steps,delta", [(1, 10_000, 1e-8), (2, 5000, 1e-10), (Fraction(3, 10), 4000, 1e-4),
-                                               (50, 1, 1e-10)])
+@pytest.mark.parametrize(
+    "sigma,steps,delta", [(1, 10_000, 1e-8), (2, 5000, 1e-10), (Fraction(3, 10), 4000, 1e-4), (50, 1, 1e-10)]
+)
 def test_f19_stop_does_not_change_the_minimum(sigma, steps, delta):
     """I13: the adaptive search stopped by the plain F19 rule (search_tol=0) returns the minimum of F18 over all
     integer orders ≤ 2000 (and the (1, 2) grid), computed independently: F18's printed ε form in mpmath on exact
@@ -119,11 +128,14 @@ def test_f19_stop_does_not_change_the_minimum(sigma, steps, delta):
     adaptive = ra.epsilon(config, delta, "remove", search_tol=0)
     with mp.workdps(30):
         if steps == 1:
+
             def rdp(alpha):
                 return mp.mpf(alpha) / (2 * mp.mpf(sigma) ** 2)
         else:
+
             def rdp(alpha):
                 return api.rdp(config, alpha, method="exact", digits=25).upper
+
         reference, stop = f18_minimum(rdp, delta)
         assert stop <= adaptive.details["alpha_max"] and rdp(adaptive.details["alpha_max"]) > reference
     assert reference <= adaptive.upper <= reference * (1 + 1e-12), (adaptive.upper, reference)
@@ -136,8 +148,10 @@ def brute_force_rdp(p, q, steps: int, alpha) -> mp.mpf:
     return bf.renyi(*bf.allocation(p, q, steps), alpha)
 
 
-fractional_orders = st.one_of(st.integers(1, 99).map(lambda i: Fraction(100 + i, 100)),
-                              st.integers(201, 799).filter(lambda i: i % 100).map(lambda i: Fraction(i, 100)))
+fractional_orders = st.one_of(
+    st.integers(1, 99).map(lambda i: Fraction(100 + i, 100)),
+    st.integers(201, 799).filter(lambda i: i % 100).map(lambda i: Fraction(i, 100)),
+)
 
 
 @given(probability_pairs(max_atoms=4), st.integers(1, 2), fractional_orders)

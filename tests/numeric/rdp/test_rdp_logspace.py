@@ -1,4 +1,5 @@
 """Float64 log-space RDP curves (F38/E3/E5 allocation, F46 Poisson) against the exact mpmath layer (I26–I28)."""
+
 from fractions import Fraction
 
 import mpmath as mp
@@ -12,7 +13,9 @@ from verialloc.exact.rdp import allocation_rdp_curve as exact_allocation_curve, 
 from verialloc.mechanisms import DiscretePair, Gaussian, Laplace, RandomizedResponse
 from verialloc.numeric.rdp.log_moments import log_moments
 from verialloc.numeric.rdp.rdp_logspace import (
-    allocation_rdp_curve, poisson_add_rdp_curve, poisson_rdp_curve,
+    allocation_rdp_curve,
+    poisson_add_rdp_curve,
+    poisson_rdp_curve,
 )
 from verialloc.testing.strategies import probability_pairs
 
@@ -43,8 +46,9 @@ def assert_matches_exact(curve, exact: dict) -> None:
 @settings(max_examples=20)
 def test_allocation_curve_equals_exact_genfunc(mech, steps, alpha_max):
     """Log-space R_α = exact.rdp.allocation_rdp_curve (mpmath generating function) to 1e-12 relative, every α."""
-    assert_matches_exact(allocation_rdp_curve(mech, steps, alpha_max),
-                         exact_allocation_curve(mech, steps, alpha_max, digits=20))
+    assert_matches_exact(
+        allocation_rdp_curve(mech, steps, alpha_max), exact_allocation_curve(mech, steps, alpha_max, digits=20)
+    )
 
 
 @given(mechanisms, st.integers(1, 40))
@@ -153,10 +157,15 @@ def test_log_moments_against_mpmath(mech):
                 assert abs(lm.log_excess[j] - ref) <= lm.err_excess[j] + 1e-300
 
 
-@pytest.mark.parametrize("kwargs", [
-    {"steps": 0, "alpha_max": 10}, {"steps": 10, "alpha_max": 1}, {"steps": 10, "alpha_max": 10_001},
-    {"steps": 2.5, "alpha_max": 10},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"steps": 0, "alpha_max": 10},
+        {"steps": 10, "alpha_max": 1},
+        {"steps": 10, "alpha_max": 10_001},
+        {"steps": 2.5, "alpha_max": 10},
+    ],
+)
 def test_validation(kwargs):
     with pytest.raises(InvalidParameter):
         allocation_rdp_curve(Gaussian(1), **kwargs)
@@ -177,14 +186,21 @@ def test_ten_thousand_orders_at_a_million_steps():
     assert np.all(np.diff(curve.values[2:]) >= 0)
 
 
-@pytest.mark.parametrize("mech,steps,alpha_max", [
-    (Gaussian(1), 10_000, 200), (Gaussian(7), 10_000, 200), (Laplace(5), 10_000, 100),
-    (RandomizedResponse("1/2"), 10_000, 200), (DiscretePair(["1/2", "1/3", "1/6"], ["1/3", "1/3", "1/3"]), 3000, 100),
-])
+@pytest.mark.parametrize(
+    "mech,steps,alpha_max",
+    [
+        (Gaussian(1), 10_000, 200),
+        (Gaussian(7), 10_000, 200),
+        (Laplace(5), 10_000, 100),
+        (RandomizedResponse("1/2"), 10_000, 200),
+        (DiscretePair(["1/2", "1/3", "1/6"], ["1/3", "1/3", "1/3"]), 3000, 100),
+    ],
+)
 def test_large_steps_equal_exact(mech, steps, alpha_max):
     """Explicit large-t cases of the 1e-12 agreement (the derandomized search favours small t)."""
-    assert_matches_exact(allocation_rdp_curve(mech, steps, alpha_max),
-                         exact_allocation_curve(mech, steps, alpha_max, digits=20))
+    assert_matches_exact(
+        allocation_rdp_curve(mech, steps, alpha_max), exact_allocation_curve(mech, steps, alpha_max, digits=20)
+    )
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -194,6 +210,7 @@ def test_truncated_product_error_covers_perturbed_inputs(seed, which):
     declared error (ex or ey) moves the product's log coefficients by at most the returned err. Reference: the
     product of the moved series in mpmath (60 digits), not the code."""
     from verialloc.numeric.rdp.rdp_logspace import _conv
+
     rng = np.random.default_rng(seed)
     n = 12
     x, y = rng.normal(0, 3, n), rng.normal(0, 3, n)
@@ -203,8 +220,11 @@ def test_truncated_product_error_covers_perturbed_inputs(seed, which):
     moved_x, moved_y = (x + ex, y) if which == "x" else (x, y + ey)
     with mp.workdps(60):
         for m in range(n):
-            terms = [mp.mpf(float(moved_x[k])) + mp.mpf(float(moved_y[m - k])) for k in range(m + 1)
-                     if np.isfinite(moved_x[k]) and np.isfinite(moved_y[m - k])]
+            terms = [
+                mp.mpf(float(moved_x[k])) + mp.mpf(float(moved_y[m - k]))
+                for k in range(m + 1)
+                if np.isfinite(moved_x[k]) and np.isfinite(moved_y[m - k])
+            ]
             if not terms:
                 assert out[m] == -np.inf
                 continue

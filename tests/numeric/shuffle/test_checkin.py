@@ -1,4 +1,5 @@
 """Random check-ins appendix ([002], numeric/shuffle/checkin.py): each bound against exact enumeration or its stated reference."""
+
 from __future__ import annotations
 
 import itertools
@@ -21,8 +22,13 @@ def k_ary_rr(x: Fraction, size: int):
     return [[x / z if y == d else 1 / z for y in range(size)] for d in range(size)]
 
 
-@given(st.integers(2, 6), st.integers(2, 4), st.integers(0, 10), st.lists(st.integers(0, 5), min_size=4, max_size=4),
-       st.lists(st.integers(0, 3), min_size=4, max_size=4))
+@given(
+    st.integers(2, 6),
+    st.integers(2, 4),
+    st.integers(0, 10),
+    st.lists(st.integers(0, 5), min_size=4, max_size=4),
+    st.lists(st.integers(0, 3), min_size=4, max_size=4),
+)
 def test_biased_sampling_against_exact_enumeration(x_int, size, q_num, weights, inputs):
     """F64 (Lemma A.1) on k-ary randomized response, all output sets S, exact rationals: the likelihood ratio of
     A(d_k) to the biased-sampling mixture never exceeds e^{ε0}/(1 + q(e^{ε0} − 1)); equality when every other
@@ -33,11 +39,16 @@ def test_biased_sampling_against_exact_enumeration(x_int, size, q_num, weights, 
     weights = [w + 1 for w in weights]
     total = sum(weights)
     target = 0
-    mixture = [q * rows[target][y] + (1 - q) * sum(Fraction(w, total) * rows[d][y] for w, d in zip(weights, others))
-               for y in range(size)]
+    mixture = [
+        q * rows[target][y] + (1 - q) * sum(Fraction(w, total) * rows[d][y] for w, d in zip(weights, others))
+        for y in range(size)
+    ]
     bound = x / (1 + q * (x - 1))
-    worst = max(sum(rows[target][y] for y in s) / sum(mixture[y] for y in s)
-                for r in range(1, size + 1) for s in itertools.combinations(range(size), r))
+    worst = max(
+        sum(rows[target][y] for y in s) / sum(mixture[y] for y in s)
+        for r in range(1, size + 1)
+        for s in itertools.combinations(range(size), r)
+    )
     assert worst <= bound
     assert ci.biased_sampling_ratio(math.log(x), q) == pytest.approx(float(bound), rel=1e-14)
     if all(d != target for d in others) and size == 2:
@@ -59,8 +70,10 @@ def exact_rr_composition_delta(epsilons, epsilon, direction):
         return pair.delta(epsilon, direction)
 
 
-@given(st.lists(st.sampled_from(["0.05", "0.1", "0.3", "0.5", "1", "2"]), min_size=1, max_size=7),
-       st.sampled_from([1e-1, 1e-2, 1e-4, 1e-6]))
+@given(
+    st.lists(st.sampled_from(["0.05", "0.1", "0.3", "0.5", "1", "2"]), min_size=1, max_size=7),
+    st.sampled_from([1e-1, 1e-2, 1e-4, 1e-6]),
+)
 @settings(max_examples=20)
 def test_advanced_composition_above_exact_rr_composition(epsilons, delta):
     """F65 >= the exact ε of the heterogeneous composition of randomized responses (both directions)."""
@@ -95,7 +108,9 @@ def test_replacement_monotone_and_composed_form_tighter(eps0, w, m, delta):
 def test_step_epsilons_match_their_two_printed_forms():
     """F68: ln(1 + w e^{ε0}(e^{ε0}−1)/(i−1+e^{ε0}(m−i+1))) = ln(1 + w(e^{ε0}−1)/(m − (i−1)(e^{ε0}−1)/e^{ε0}))."""
     eps0, m, w = 0.8, 50, 0.3
-    alt = [math.log1p(w * math.expm1(eps0) / (m - (i - 1) * math.expm1(eps0) / math.exp(eps0))) for i in range(1, m + 1)]
+    alt = [
+        math.log1p(w * math.expm1(eps0) / (m - (i - 1) * math.expm1(eps0) / math.exp(eps0))) for i in range(1, m + 1)
+    ]
     assert ci.replacement_step_epsilons(eps0, m, w) == pytest.approx(alt, rel=1e-13)
 
 
@@ -113,8 +128,10 @@ def swap_distributions(n: int, x: Fraction, first: int, rest: int):
     """Exact output law of A_swap (F74) with binary randomized response (e^{ε0} = x), dataset (first, rest, …, rest),
     as masses of each count h of ones (the law is exchangeable in the outputs)."""
     a, b = x / (1 + x), 1 / (1 + x)  # keep / flip
+
     def p(out, inp):
         return a if out == inp else b
+
     masses = []
     for h in range(n + 1):
         y = [1] * h + [0] * (n - h)  # one representative output with h ones; the law depends on h only
@@ -138,8 +155,10 @@ def test_swapping_bound_against_exact_enumeration(first, first_other, rest):
     bound = ci.swapping_epsilon(math.log(x), n, delta)
     assert bound < math.log(x)
     with mp.workdps(30):
-        pair = FiniteLossPair([mp.mpf(v.numerator) / v.denominator for v in swap_distributions(n, x, first, rest)],
-                              [mp.mpf(v.numerator) / v.denominator for v in swap_distributions(n, x, first_other, rest)])
+        pair = FiniteLossPair(
+            [mp.mpf(v.numerator) / v.denominator for v in swap_distributions(n, x, first, rest)],
+            [mp.mpf(v.numerator) / v.denominator for v in swap_distributions(n, x, first_other, rest)],
+        )
         assert pair.delta(Fraction(repr(bound)), "remove") <= delta
         assert pair.delta(Fraction(repr(ci.swapping_epsilon(math.log(x), n, delta, composed=True))), "remove") <= delta
 
@@ -148,7 +167,11 @@ def test_lemma_a3_threshold_uses_negative_exponent():
     """F67 with e^{−5ε0} (E24): finite and positive for every ε0 > 0 (the printed e^{+5ε0} makes ln(1/(1 − e^{5ε0})) undefined)."""
     for e0 in (0.01, 0.5, 1, 5):
         d1 = 1e-6
-        expected = (1 - math.exp(-e0)) * d1 / (4 * math.exp(e0) * (2 + math.log(2 / d1) / math.log(1 / (1 - math.exp(-5 * e0)))))
+        expected = (
+            (1 - math.exp(-e0))
+            * d1
+            / (4 * math.exp(e0) * (2 + math.log(2 / d1) / math.log(1 / (1 - math.exp(-5 * e0)))))
+        )
         assert ci.pure_reduction_delta0_max(e0, d1) == pytest.approx(expected, rel=1e-12)
         assert ci.pure_reduction_delta0_max(e0, d1) > 0
 
@@ -172,24 +195,27 @@ def test_fixed_bins_balanced_loads_match_swapping_shape():
     assert ci.fixed_bins_epsilon(e0, [per] * m, d) == pytest.approx(expected, rel=1e-13)
 
 
-@pytest.mark.parametrize("call", [
-    lambda: ci.biased_sampling_ratio(0, 0.5),
-    lambda: ci.biased_sampling_ratio(1, 1.5),
-    lambda: ci.biased_sampling_ratio(float("inf"), 0.5),
-    lambda: ci.advanced_composition([], 0.1),
-    lambda: ci.advanced_composition([0.1, -1], 0.1),
-    lambda: ci.advanced_composition([0.1], 0),
-    lambda: ci.decreasing_composition(1, 1, 10, 0.1),
-    lambda: ci.decreasing_composition(0, 0.5, 10, 0.1),
-    lambda: ci.replacement_epsilon(1, 0, 0.1),
-    lambda: ci.replacement_epsilon(1, 10, 0.1, w_max=2),
-    lambda: ci.replacement_epsilon_simple(2, 10, 0.001),
-    lambda: ci.replacement_epsilon_simple(0.5, 10, 0.05),
-    lambda: ci.swapping_epsilon(1, 10, 1),
-    lambda: ci.fixed_bins_epsilon(1, [0, 0], 0.1),
-    lambda: ci.fixed_bins_epsilon(1, [1.5], 0.1),
-    lambda: ci.pure_reduction_delta0_max(1, 0),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: ci.biased_sampling_ratio(0, 0.5),
+        lambda: ci.biased_sampling_ratio(1, 1.5),
+        lambda: ci.biased_sampling_ratio(float("inf"), 0.5),
+        lambda: ci.advanced_composition([], 0.1),
+        lambda: ci.advanced_composition([0.1, -1], 0.1),
+        lambda: ci.advanced_composition([0.1], 0),
+        lambda: ci.decreasing_composition(1, 1, 10, 0.1),
+        lambda: ci.decreasing_composition(0, 0.5, 10, 0.1),
+        lambda: ci.replacement_epsilon(1, 0, 0.1),
+        lambda: ci.replacement_epsilon(1, 10, 0.1, w_max=2),
+        lambda: ci.replacement_epsilon_simple(2, 10, 0.001),
+        lambda: ci.replacement_epsilon_simple(0.5, 10, 0.05),
+        lambda: ci.swapping_epsilon(1, 10, 1),
+        lambda: ci.fixed_bins_epsilon(1, [0, 0], 0.1),
+        lambda: ci.fixed_bins_epsilon(1, [1.5], 0.1),
+        lambda: ci.pure_reduction_delta0_max(1, 0),
+    ],
+)
 def test_invalid_parameters(call):
     with pytest.raises(InvalidParameter):
         call()

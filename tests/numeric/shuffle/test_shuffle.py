@@ -1,4 +1,5 @@
 """Shuffle Gaussian of [001] (numeric/shuffle/shuffle.py) against the exact layer, closed forms and Table 1 (§11.4, §12.4)."""
+
 from __future__ import annotations
 
 import math
@@ -14,8 +15,18 @@ from verialloc.numeric.shuffle import shuffle as sh
 
 # (σ, n, λ): small and large n, n < λ (partitions with at most n parts), small σ (large exponents)
 EXACT_CASES = [
-    (1, 1, 2), (1, 2, 5), (1, 10, 10), (2, 1000, 10), (0.8, 3, 7), (0.5, 4, 12),
-    (0.5, 100, 20), (0.1, 5, 25), (9.48, 60000, 2), (9.48, 60000, 17), (9.48, 60000, 30), (3, 10**6, 8),
+    (1, 1, 2),
+    (1, 2, 5),
+    (1, 10, 10),
+    (2, 1000, 10),
+    (0.8, 3, 7),
+    (0.5, 4, 12),
+    (0.5, 100, 20),
+    (0.1, 5, 25),
+    (9.48, 60000, 2),
+    (9.48, 60000, 17),
+    (9.48, 60000, 30),
+    (3, 10**6, 8),
 ]
 
 
@@ -101,9 +112,13 @@ def test_checkin_sum_matches_full_sum_of_eq_17():
     sigma, n, rate, order = 2, 300, 0.05, 6
     with mp.workdps(40):
         r = mp.mpf(rate)
-        terms = [mp.binomial(n, k) * r**k * (1 - r) ** (n - k)
-                 * (mp.exp((order - 1) * mp.mpf(sh._subsampled(float(sigma), k, rate, order))) if k else 1)
-                 for k in range(0, n + 1)]
+        terms = [
+            mp.binomial(n, k)
+            * r**k
+            * (1 - r) ** (n - k)
+            * (mp.exp((order - 1) * mp.mpf(sh._subsampled(float(sigma), k, rate, order))) if k else 1)
+            for k in range(0, n + 1)
+        ]
         full = float(mp.log(mp.fsum(terms)) / (order - 1))
     value = sh.checkin_shuffle_rdp(sigma, n, rate, order)
     assert value >= full * (1 - 1e-12)  # float64 rounding only
@@ -126,23 +141,26 @@ def test_clones_baseline_delta_as_printed():
     assert not sh.clones_baseline_delta(0.2, 10, 1e-12, 60000, 1e-6)[1]
 
 
-@pytest.mark.parametrize("call", [
-    lambda: sh.shuffle_gaussian_rdp(0, 10, 2),
-    lambda: sh.shuffle_gaussian_rdp(-1, 10, 2),
-    lambda: sh.shuffle_gaussian_rdp(float("nan"), 10, 2),
-    lambda: sh.shuffle_gaussian_rdp(1, 0, 2),
-    lambda: sh.shuffle_gaussian_rdp(1, 10, 1),
-    lambda: sh.shuffle_gaussian_rdp(1, 10, 2.5),
-    lambda: sh.subsampled_shuffle_rdp(1, 10, 11, 3),
-    lambda: sh.subsampled_shuffle_rdp(1, 10, 0, 3),
-    lambda: sh.checkin_shuffle_rdp(1, 10, 0, 3),
-    lambda: sh.checkin_shuffle_rdp(1, 10, 1.5, 3),
-    lambda: sh.shuffle_epsilon(1, 10, 0),
-    lambda: sh.shuffle_epsilon(1, 10, 1),
-    lambda: sh.shuffle_epsilon(1, 10, 1e-5, compositions=0),
-    lambda: sh.shuffle_epsilon(1, 10, 1e-5, max_order=1),
-    lambda: sh.clones_baseline_delta(0.1, 1, 0, 100, 1e-6),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: sh.shuffle_gaussian_rdp(0, 10, 2),
+        lambda: sh.shuffle_gaussian_rdp(-1, 10, 2),
+        lambda: sh.shuffle_gaussian_rdp(float("nan"), 10, 2),
+        lambda: sh.shuffle_gaussian_rdp(1, 0, 2),
+        lambda: sh.shuffle_gaussian_rdp(1, 10, 1),
+        lambda: sh.shuffle_gaussian_rdp(1, 10, 2.5),
+        lambda: sh.subsampled_shuffle_rdp(1, 10, 11, 3),
+        lambda: sh.subsampled_shuffle_rdp(1, 10, 0, 3),
+        lambda: sh.checkin_shuffle_rdp(1, 10, 0, 3),
+        lambda: sh.checkin_shuffle_rdp(1, 10, 1.5, 3),
+        lambda: sh.shuffle_epsilon(1, 10, 0),
+        lambda: sh.shuffle_epsilon(1, 10, 1),
+        lambda: sh.shuffle_epsilon(1, 10, 1e-5, compositions=0),
+        lambda: sh.shuffle_epsilon(1, 10, 1e-5, max_order=1),
+        lambda: sh.clones_baseline_delta(0.1, 1, 0, 100, 1e-6),
+    ],
+)
 def test_invalid_parameters(call):
     with pytest.raises(InvalidParameter):
         call()

@@ -13,6 +13,7 @@ own prints ("Potential alpha underflow/overflow...") and warnings land on stderr
 ("verialloc audit: <accountant>: <Category>: <message>"), so stdout holds only verialloc's output (strict JSON
 with --json).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -28,16 +29,20 @@ from ...errors import UnsupportedRequest
 from ...mechanisms import Gaussian
 from ..flags import CLAIMS
 
-MODULES = ("dp_accounting_adapter", "prv_adapter", "opacus_adapter", "pld_accounting_adapter",
-           "random_allocation_adapter")
+MODULES = (
+    "dp_accounting_adapter",
+    "prv_adapter",
+    "opacus_adapter",
+    "pld_accounting_adapter",
+    "random_allocation_adapter",
+)
 
 
 class NotInstalled(UnsupportedRequest):
     """The accountant's library is not importable."""
 
     def __init__(self, accountant: str, package: str):
-        super().__init__("accountant", accountant,
-                         f"needs {package}, not installed (pip install 'verialloc[audit]')")
+        super().__init__("accountant", accountant, f"needs {package}, not installed (pip install 'verialloc[audit]')")
 
 
 @dataclass(frozen=True)
@@ -45,11 +50,11 @@ class Accountant:
     """One audited call. epsilon(config, delta) / delta(config, epsilon) return the library's float."""
 
     name: str
-    package: str          # pip distribution name
-    modules: tuple        # import names that must be importable (the library and any undeclared dependency)
-    direction: str        # "both" | "remove" | "add"
+    package: str  # pip distribution name
+    modules: tuple  # import names that must be importable (the library and any undeclared dependency)
+    direction: str  # "both" | "remove" | "add"
     supports: Callable[[Config], bool]
-    call: str             # the library call, for reports and docs
+    call: str  # the library call, for reports and docs
     epsilon: Callable[[Config, float], float] | None = None
     delta: Callable[[Config, float], float] | None = None
     claims: str = "upper"  # "upper" | "lower" | "estimate": what the returned value claims (flags.CLAIMS)

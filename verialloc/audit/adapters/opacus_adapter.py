@@ -8,6 +8,7 @@
 All three claim "upper": opacus returns each through the same `get_epsilon` that `make_private` reports as the
 training run's guarantee (GDP included, its warning notwithstanding), so a value below the truth is UNSAFE.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -20,14 +21,19 @@ PACKAGE, MODULE = "opacus", ("opacus",)
 def _epsilon(kind: str):
     def run(config, delta: float) -> float:
         from opacus import accountants
-        cls = {"rdp": accountants.RDPAccountant, "prv": accountants.PRVAccountant,
-               "gdp": accountants.GaussianAccountant}[kind]
+
+        cls = {
+            "rdp": accountants.RDPAccountant,
+            "prv": accountants.PRVAccountant,
+            "gdp": accountants.GaussianAccountant,
+        }[kind]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # GDP's "experimental" warning; the audit flags the value itself
             acc = cls()
         s, q, t = dpsgd(config)
         acc.history = [(s, q, t)]
         return acc.get_epsilon(delta=delta)
+
     return run
 
 
@@ -36,7 +42,15 @@ def _serves(config) -> bool:
 
 
 ACCOUNTANTS = [
-    Accountant(f"opacus.{kind}", PACKAGE, MODULE, "both", _serves, f"{cls}(); history=[(σ, q, T)]; get_epsilon(δ)",
-               epsilon=_epsilon(kind), claims="upper")
+    Accountant(
+        f"opacus.{kind}",
+        PACKAGE,
+        MODULE,
+        "both",
+        _serves,
+        f"{cls}(); history=[(σ, q, T)]; get_epsilon(δ)",
+        epsilon=_epsilon(kind),
+        claims="upper",
+    )
     for kind, cls in (("rdp", "RDPAccountant"), ("prv", "PRVAccountant"), ("gdp", "GaussianAccountant"))
 ]

@@ -7,6 +7,7 @@ and compute_delta(ε, [T]) → (lower, estimate, upper). Each of the three numbe
 what its name says: prv.upper "upper" (the guarantee the library offers), prv.lower "lower" (its declared lower
 end), prv.estimate "estimate".
 """
+
 from __future__ import annotations
 
 from . import Accountant, composition, dpsgd, poisson
@@ -19,6 +20,7 @@ PARTS = ("lower", "estimate", "upper")  # the tuple order; also the claims
 
 def _accountant(config, delta_error: float):
     from prv_accountant import PoissonSubsampledGaussianMechanism, PRVAccountant
+
     s, q, t = dpsgd(config)
     prv = PoissonSubsampledGaussianMechanism(noise_multiplier=s, sampling_probability=q)
     return PRVAccountant(prvs=[prv], max_self_compositions=[t], eps_error=EPS_ERROR, delta_error=delta_error), t
@@ -28,6 +30,7 @@ def _epsilon(part: int):
     def run(config, delta: float) -> float:
         acc, t = _accountant(config, delta / 1000)
         return acc.compute_epsilon(delta=delta, num_self_compositions=[t])[part]
+
     return run
 
 
@@ -35,6 +38,7 @@ def _delta(part: int):
     def run(config, epsilon: float) -> float:
         acc, t = _accountant(config, DELTA_ERROR_FOR_DELTA)
         return acc.compute_delta(epsilon=epsilon, num_self_compositions=[t])[part]
+
     return run
 
 
@@ -43,9 +47,17 @@ def _serves(config) -> bool:
 
 
 ACCOUNTANTS = [
-    Accountant(f"prv.{name}", PACKAGE, MODULE, "both", _serves,
-               f"PRVAccountant(eps_error={EPS_ERROR}, delta_error=δ/1000 or {DELTA_ERROR_FOR_DELTA:g})"
-               f".compute_epsilon/compute_delta(...)[{i}] ({name})",
-               epsilon=_epsilon(i), delta=_delta(i), claims=name)
+    Accountant(
+        f"prv.{name}",
+        PACKAGE,
+        MODULE,
+        "both",
+        _serves,
+        f"PRVAccountant(eps_error={EPS_ERROR}, delta_error=δ/1000 or {DELTA_ERROR_FOR_DELTA:g})"
+        f".compute_epsilon/compute_delta(...)[{i}] ({name})",
+        epsilon=_epsilon(i),
+        delta=_delta(i),
+        claims=name,
+    )
     for i, name in enumerate(PARTS)
 ]

@@ -9,6 +9,7 @@ PrivacyParams(sigma=σ, num_steps=t, num_selected=k, num_epochs=E, delta=δ) and
   (remove direction by the RDP of F38/F39 + conversion), the maximum of the two directions;
 * random_allocation.rdp-dco: allocation_epsilon_RDP_DCO (BOTH), orders as the package's experiments use.
 """
+
 from __future__ import annotations
 
 from . import Accountant, gaussian, sigma
@@ -19,22 +20,27 @@ ORDERS = list(range(2, 61))
 
 def _params(config, delta: float):
     from random_allocation.comparisons.structs import PrivacyParams
-    return PrivacyParams(sigma=sigma(config), num_steps=config.steps, num_selected=config.k,
-                         num_epochs=config.epochs, delta=delta)
+
+    return PrivacyParams(
+        sigma=sigma(config), num_steps=config.steps, num_selected=config.k, num_epochs=config.epochs, delta=delta
+    )
 
 
 def _direct(direction: str):
     def run(config, delta: float) -> float:
         from random_allocation.comparisons.structs import Direction, SchemeConfig
         from random_allocation.random_allocation_scheme.direct import allocation_epsilon_direct
+
         scheme = SchemeConfig(allocation_direct_alpha_orders=ORDERS)
         return allocation_epsilon_direct(_params(config, delta), scheme, getattr(Direction, direction))
+
     return run
 
 
 def _rdp_dco(config, delta: float) -> float:
     from random_allocation.comparisons.structs import Direction, SchemeConfig
     from random_allocation.random_allocation_scheme.RDP_DCO import allocation_epsilon_RDP_DCO
+
     scheme = SchemeConfig(allocation_RDP_DCO_alpha_orders=[float(a) for a in ORDERS])
     return allocation_epsilon_RDP_DCO(_params(config, delta), scheme, Direction.BOTH)
 
@@ -44,13 +50,34 @@ def _serves(config) -> bool:
 
 
 ACCOUNTANTS = [
-    Accountant("random_allocation.direct-add", PACKAGE, MODULE, "add", _serves,
-               "allocation_epsilon_direct(PrivacyParams(...), SchemeConfig(), Direction.ADD)", epsilon=_direct("ADD"),
-               claims="upper"),
-    Accountant("random_allocation.direct", PACKAGE, MODULE, "both", _serves,
-               "allocation_epsilon_direct(..., SchemeConfig(allocation_direct_alpha_orders=2..60), Direction.BOTH)",
-               epsilon=_direct("BOTH"), claims="upper"),
-    Accountant("random_allocation.rdp-dco", PACKAGE, MODULE, "both", _serves,
-               "allocation_epsilon_RDP_DCO(..., SchemeConfig(allocation_RDP_DCO_alpha_orders=2..60), Direction.BOTH)",
-               epsilon=_rdp_dco, claims="upper"),
+    Accountant(
+        "random_allocation.direct-add",
+        PACKAGE,
+        MODULE,
+        "add",
+        _serves,
+        "allocation_epsilon_direct(PrivacyParams(...), SchemeConfig(), Direction.ADD)",
+        epsilon=_direct("ADD"),
+        claims="upper",
+    ),
+    Accountant(
+        "random_allocation.direct",
+        PACKAGE,
+        MODULE,
+        "both",
+        _serves,
+        "allocation_epsilon_direct(..., SchemeConfig(allocation_direct_alpha_orders=2..60), Direction.BOTH)",
+        epsilon=_direct("BOTH"),
+        claims="upper",
+    ),
+    Accountant(
+        "random_allocation.rdp-dco",
+        PACKAGE,
+        MODULE,
+        "both",
+        _serves,
+        "allocation_epsilon_RDP_DCO(..., SchemeConfig(allocation_RDP_DCO_alpha_orders=2..60), Direction.BOTH)",
+        epsilon=_rdp_dco,
+        claims="upper",
+    ),
 ]

@@ -1,6 +1,7 @@
 """Golden tables: certified ε / δ brackets (remove, add, both) shipped as package data, loaded with
 importlib.resources. Regenerate with `python -m verialloc.audit.golden.generate` (docs/audit.md).
 """
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,9 @@ def config_of(entry: dict) -> Config:
     c = entry["config"]
     if c["mechanism"] != "gaussian":
         raise InvalidParameter("mechanism", c["mechanism"], "golden tables hold Gaussian configurations")
-    return Config(Gaussian(c["sigma"]), scheme=c["scheme"], steps=c["steps"], k=c["k"], epochs=c["epochs"],
-                  rate=c.get("rate"))
+    return Config(
+        Gaussian(c["sigma"]), scheme=c["scheme"], steps=c["steps"], k=c["k"], epochs=c["epochs"], rate=c.get("rate")
+    )
 
 
 def bracket(entry: dict, direction: str = "both") -> tuple[mp.mpf, mp.mpf]:

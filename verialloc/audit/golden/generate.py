@@ -10,6 +10,7 @@ runs `compute` through the shared executor (verialloc.runtime.executor) — a lo
 "local" (in this process), "dask" (a cluster at `scheduler`, or a LocalCluster; extra `dask`), or any
 `concurrent.futures.Executor` object such as `dask.distributed.Client.get_executor()` (docs/audit.md).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,33 +41,101 @@ _TINY = {"tail": 1e-30}  # truncated mass per step far below the target δ (docs
 GRID: list[dict] = [
     {"id": "dpsgd-s0.8-T1e3-d1e-5", "config": _DPSGD, "quantity": "epsilon", "target": "1e-5", "method": "pld"},
     {"id": "dpsgd-s0.8-T1e3-d1e-10", "config": _DPSGD, "quantity": "epsilon", "target": "1e-10", "method": "pld"},
-    {"id": "dpsgd-s0.8-T1e3-d1e-15", "config": _DPSGD, "quantity": "epsilon", "target": "1e-15", "method": "pld",
-     "settings": _TINY},
-    {"id": "dpsgd-s0.8-T1e3-e2", "config": _DPSGD, "quantity": "delta", "target": "2", "method": "pld",
-     "settings": _TINY},
-    {"id": "dpsgd-s0.8-T1e3-e8", "config": _DPSGD, "quantity": "delta", "target": "8", "method": "pld",
-     "settings": _TINY},
-    {"id": "dpsgd-s1-T1e4-d1e-5", "config": _g("1", "poisson", 10_000, rate="1e-3"), "quantity": "epsilon",
-     "target": "1e-5", "method": "pld"},
-    {"id": "dpsgd-s1-T1e6-d1e-5", "config": _g("1", "poisson", 1_000_000, rate="1e-3"), "quantity": "epsilon",
-     "target": "1e-5", "method": "pld"},
-    {"id": "dpsgd-s1.1-q1e-2-T1e3-d1e-6", "config": _g("1.1", "poisson", 1000, rate="1e-2"), "quantity": "epsilon",
-     "target": "1e-6", "method": "pld"},
+    {
+        "id": "dpsgd-s0.8-T1e3-d1e-15",
+        "config": _DPSGD,
+        "quantity": "epsilon",
+        "target": "1e-15",
+        "method": "pld",
+        "settings": _TINY,
+    },
+    {
+        "id": "dpsgd-s0.8-T1e3-e2",
+        "config": _DPSGD,
+        "quantity": "delta",
+        "target": "2",
+        "method": "pld",
+        "settings": _TINY,
+    },
+    {
+        "id": "dpsgd-s0.8-T1e3-e8",
+        "config": _DPSGD,
+        "quantity": "delta",
+        "target": "8",
+        "method": "pld",
+        "settings": _TINY,
+    },
+    {
+        "id": "dpsgd-s1-T1e4-d1e-5",
+        "config": _g("1", "poisson", 10_000, rate="1e-3"),
+        "quantity": "epsilon",
+        "target": "1e-5",
+        "method": "pld",
+    },
+    {
+        "id": "dpsgd-s1-T1e6-d1e-5",
+        "config": _g("1", "poisson", 1_000_000, rate="1e-3"),
+        "quantity": "epsilon",
+        "target": "1e-5",
+        "method": "pld",
+    },
+    {
+        "id": "dpsgd-s1.1-q1e-2-T1e3-d1e-6",
+        "config": _g("1.1", "poisson", 1000, rate="1e-2"),
+        "quantity": "epsilon",
+        "target": "1e-6",
+        "method": "pld",
+    },
     {"id": "gauss-s1-d1e-15", "config": _g("1"), "quantity": "epsilon", "target": "1e-15", "method": "exact"},
-    {"id": "gauss-s2-T100-d1e-10", "config": _g("2", steps=100, k=100), "quantity": "epsilon", "target": "1e-10",
-     "method": "exact"},
-    {"id": "alloc-s1-t10-E10-d1e-6", "config": _g("1", steps=10, epochs=10), "quantity": "epsilon",
-     "target": "1e-6", "method": "pld"},
-    {"id": "alloc-s1-t1e3-d1e-6", "config": _g("1", steps=1000), "quantity": "epsilon", "target": "1e-6",
-     "method": "pld"},
-    {"id": "alloc-s1-t1e3-k10-d1e-6", "config": _g("1", steps=1000, k=10), "quantity": "epsilon", "target": "1e-6",
-     "method": "pld"},
-    {"id": "alloc-s1-t1e3-d1e-12", "config": _g("1", steps=1000), "quantity": "epsilon", "target": "1e-12",
-     "method": "pld"},
-    {"id": "alloc-s1-t1e4-E5-d1e-8", "config": _g("1", steps=10_000, epochs=5), "quantity": "epsilon",
-     "target": "1e-8", "method": "pld"},
-    {"id": "alloc-s1-t1e6-d1e-10", "config": _g("1", steps=1_000_000), "quantity": "epsilon", "target": "1e-10",
-     "method": "pld"},
+    {
+        "id": "gauss-s2-T100-d1e-10",
+        "config": _g("2", steps=100, k=100),
+        "quantity": "epsilon",
+        "target": "1e-10",
+        "method": "exact",
+    },
+    {
+        "id": "alloc-s1-t10-E10-d1e-6",
+        "config": _g("1", steps=10, epochs=10),
+        "quantity": "epsilon",
+        "target": "1e-6",
+        "method": "pld",
+    },
+    {
+        "id": "alloc-s1-t1e3-d1e-6",
+        "config": _g("1", steps=1000),
+        "quantity": "epsilon",
+        "target": "1e-6",
+        "method": "pld",
+    },
+    {
+        "id": "alloc-s1-t1e3-k10-d1e-6",
+        "config": _g("1", steps=1000, k=10),
+        "quantity": "epsilon",
+        "target": "1e-6",
+        "method": "pld",
+    },
+    {
+        "id": "alloc-s1-t1e3-d1e-12",
+        "config": _g("1", steps=1000),
+        "quantity": "epsilon",
+        "target": "1e-12",
+        "method": "pld",
+    },
+    {
+        "id": "alloc-s1-t1e4-E5-d1e-8",
+        "config": _g("1", steps=10_000, epochs=5),
+        "quantity": "epsilon",
+        "target": "1e-8",
+        "method": "pld",
+    },
+    {
+        "id": "alloc-s1-t1e6-d1e-10",
+        "config": _g("1", steps=1_000_000),
+        "quantity": "epsilon",
+        "target": "1e-10",
+        "method": "pld",
+    },
 ]
 
 
@@ -84,11 +153,19 @@ def compute(spec: dict) -> dict:
     start = time.perf_counter()
     b = query(config_of(spec), spec["target"], direction="both", method=spec["method"], digits=DIGITS, **options)
     seconds = time.perf_counter() - start
-    brackets = {d: [decimal(x.lower, DIGITS, "down"), decimal(x.upper, DIGITS, "up")]
-                for d, x in (("both", b), *b.details.items())}
+    brackets = {
+        d: [decimal(x.lower, DIGITS, "down"), decimal(x.upper, DIGITS, "up")]
+        for d, x in (("both", b), *b.details.items())
+    }
     notes = sorted({n for x in b.details.values() for n in x.details.get("notes", [])})
-    return {**spec, "settings": spec.get("settings", {}), "brackets": brackets, "error_kind": b.error_kind,
-            "notes": notes, "seconds": round(seconds, 2)}
+    return {
+        **spec,
+        "settings": spec.get("settings", {}),
+        "brackets": brackets,
+        "error_kind": b.error_kind,
+        "notes": notes,
+        "seconds": round(seconds, 2),
+    }
 
 
 def versions() -> dict:
@@ -98,19 +175,25 @@ def versions() -> dict:
     import scipy
 
     from ... import __version__
-    return {"verialloc": __version__, "python": platform.python_version(), "numpy": numpy.__version__,
-            "scipy": scipy.__version__, "mpmath": mpmath.__version__}
+
+    return {
+        "verialloc": __version__,
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "scipy": scipy.__version__,
+        "mpmath": mpmath.__version__,
+    }
 
 
-def generate(specs: list[dict] = GRID, executor="process", workers: int | None = None,
-             scheduler: str | None = None) -> dict:
+def generate(
+    specs: list[dict] = GRID, executor="process", workers: int | None = None, scheduler: str | None = None
+) -> dict:
     """The table for `specs` (entries in their order), computed on `executor` (module docstring; workers: local
     processes, default one per core)."""
     entries = [None] * len(specs)
     for i, entry in completed(compute, specs, executor, scheduler=scheduler, workers=workers):
         entries[i] = entry
-    return {"versions": versions(), "date": datetime.date.today().isoformat(), "digits": DIGITS,
-            "entries": entries}
+    return {"versions": versions(), "date": datetime.date.today().isoformat(), "digits": DIGITS, "entries": entries}
 
 
 def main(argv: list[str] | None = None) -> int:

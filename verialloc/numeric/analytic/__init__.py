@@ -4,6 +4,7 @@ method "analytic" is analytic_accountant. The Poisson ingredient (poisson_profil
 Each bound module (BOUNDS) has NAME and `delta(config, epsilon, direction, options) -> BoundValue` for direction
 remove|add; outside its theorem's conditions it raises `UnsupportedRequest` (never a silent value).
 """
+
 from . import asymptotic, decomposition, direct_add, recursive, truncated_poisson
 from .base import BoundValue, Options
 

@@ -7,6 +7,7 @@ verified to be ≤ δ — sound whatever the shape of the bound (the true δ(ε)
 end is the trivial ln(1 − δ) (δ(ε) ≥ 1 − e^ε, I1). "both" is the maximum over the two directions (F3).
 k > 1 and epochs: the bounds that compose do so through F27 blocks; the others say they do not apply.
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -46,8 +47,9 @@ def bounds(config: Config, epsilon, direction: str, options: Options = Options()
     return out
 
 
-def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, options: Options = Options(),
-          progress=None) -> Bracket:
+def delta(
+    config: Config, epsilon, direction: str = "both", digits: int = 30, options: Options = Options(), progress=None
+) -> Bracket:
     """Bracket [0, min over analytic bounds] for δ(ε). progress(stage): called per bound (and per Poisson PLD
     a bound builds), stages "<direction> eps=<ε>: <bound>[: <ingredient>]"."""
     eps = as_float("epsilon", epsilon)
@@ -62,19 +64,24 @@ def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, op
     return one(d) if d != "both" else max_bracket(one("remove"), one("add"))
 
 
-def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, options: Options = Options(),
-            progress=None) -> Bracket:
+def epsilon(
+    config: Config, delta, direction: str = "both", digits: int = 30, options: Options = Options(), progress=None
+) -> Bracket:
     """Bracket [ln(1 − δ), ε_hi] for ε(δ), with min-bound(ε_hi) ≤ δ verified (progress: as in delta, for every
     ε the bisection evaluates)."""
     target = as_float("delta", delta, open_unit)
     d = check_direction(direction)
     _check_scheme(config)
     copies = config.steps * config.k * config.epochs  # Poisson steps composed by the ingredients
+
     def lowered(tail: float) -> float:
         return max(min(tail, 1e-3 * target / copies), 1e-300)
 
-    options = (replace(options, tail=lowered(options.tail)) if options.pld is None
-               else replace(options, pld=replace(options.pld, tail=lowered(options.pld.tail))))
+    options = (
+        replace(options, tail=lowered(options.tail))
+        if options.pld is None
+        else replace(options, pld=replace(options.pld, tail=lowered(options.pld.tail)))
+    )
 
     def one(dir_: str) -> Bracket:
         hi, name, results = _invert(config, target, dir_, options, progress)
@@ -125,6 +132,7 @@ def _details(results: dict, winner: str) -> dict:
 
 def _invert(config: Config, target: float, direction: str, options: Options, progress=None):
     """Smallest ε (to EPS_RTOL) found with min-bound(ε) ≤ target; lo is kept where it was > target."""
+
     def upper(e):
         res = _evaluate(config, e, direction, options, progress)
         vals = {n: v.value for n, v in res.items() if not isinstance(v, str)}

@@ -5,6 +5,7 @@ Its proof instantiates F34 with δ0 = δ/t and needs "h(ε0) ≤ 3ε0/2", false 
 sinh (erratum E8), which F34 also allows — so the corollary stands. Here δ is the smallest value the σ
 condition admits (rounded up). Needs k | t (the proof splits [t] into k blocks), 2k/t ≤ 1 and ε > 0.
 """
+
 from __future__ import annotations
 
 import math

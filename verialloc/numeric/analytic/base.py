@@ -1,4 +1,5 @@
 """What every analytic bound returns, and the common option set."""
+
 from __future__ import annotations
 
 import contextvars

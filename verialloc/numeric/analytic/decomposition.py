@@ -6,6 +6,7 @@ Valid for ε ≥ 0 and λ ∈ (0, 1] (default λ = 1/t). The Poisson profile is 
 (`poisson_profile.poisson_delta`). The theorem bounds one allocation A_t: k > 1 or several epochs are not
 served (the bound is not a dominating pair, so it does not compose).
 """
+
 from __future__ import annotations
 
 import math
@@ -47,5 +48,7 @@ def delta(config: Config, epsilon: float, direction: str, options: Options = Opt
     g_remove, g_add = gammas(m, lam, epsilon)
     shifted = shifted_epsilon(g_remove, epsilon, direction)
     factor = g_remove if direction == "remove" else g_add
-    value = up(factor * float(poisson_delta(config.mechanism, m, lam, direction, shifted, options.poisson_settings(lam))))
+    value = up(
+        factor * float(poisson_delta(config.mechanism, m, lam, direction, shifted, options.poisson_settings(lam)))
+    )
     return BoundValue(value, {"rate": lam, "gamma": factor, "shifted_epsilon": shifted})

@@ -7,6 +7,7 @@ Gaussian (F42, printed correctly in Cor 4.10): R_{1/t}(*) = N(1/t, σ²), −t l
 n = k·E copies of A_m (F27): δ← ≤ δ_{N(σ√(m/n))}(ε − n(1 − 1/m)/(2σ²)) with δ_N from F13, any ε ∈ ℝ.
 Only the Gaussian specialization is implemented; other mechanisms are not served here.
 """
+
 from __future__ import annotations
 
 import mpmath as mp

@@ -1,6 +1,7 @@
 """The method "analytic" (verialloc.method.Method): the papers' analytic upper bounds; option
 `options=Options(...)` (its Poisson ingredient's PLD settings among them), flags --loss-step and --tail (that
 ingredient's grid); queries in analytic_accountant, cost: the Poisson PLDs it builds (numeric.pld.cost)."""
+
 from __future__ import annotations
 
 from ...budget import small
@@ -35,7 +36,9 @@ class AnalyticMethod(Method):
 
     def estimate(self, query, config, value, options, digits, direction):
         settings = getattr(options.get("options"), "pld", None)
-        return pld_cost.estimate(config, settings, allocation_part=False) if config.scheme == "poisson" else small("steps")
+        return (
+            pld_cost.estimate(config, settings, allocation_part=False) if config.scheme == "poisson" else small("steps")
+        )
 
 
 METHOD = AnalyticMethod()

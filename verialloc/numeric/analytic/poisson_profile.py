@@ -8,6 +8,7 @@
 * `single_delta`: the exact single-step profile `mechanism.delta(ε, direction)` (mpmath), rounded up to float.
 * `blocks`: the k > 1 / epochs structure (F27): n = k·E copies of the allocation A_m, m = ⌊t/k⌋.
 """
+
 from __future__ import annotations
 
 import math

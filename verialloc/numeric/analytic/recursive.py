@@ -9,6 +9,7 @@ n = k·E copies of A_m (F27, epochs): the tail term is an event probability, uni
 (as in the proof of [004] Lemma C.2); Poisson with n·m steps at rate η. ε′ runs over ½ ln(mη) for η on the
 shared rate grid (so the Poisson PLDs are those of F34). Valid for ε > 0 and m ≥ 2.
 """
+
 from __future__ import annotations
 
 import math
@@ -32,7 +33,10 @@ def delta(config: Config, epsilon: float, direction: str, options: Options = Opt
         not_applicable("steps/k", m, "the recursive bound (F36) needs at least 2 steps per allocation (e^{2ε'} ≤ m)")
     best = None
     for eta, eps_prime, extra in tail_terms(config, direction, options):
-        value = up(float(poisson_delta(config.mechanism, n * m, eta, direction, epsilon, options.poisson_settings(eta))) + extra)
+        value = up(
+            float(poisson_delta(config.mechanism, n * m, eta, direction, epsilon, options.poisson_settings(eta)))
+            + extra
+        )
         if best is None or value < best.value:
             best = BoundValue(min(value, 1.0), {"eta": eta, "eps_prime": eps_prime, "additive": extra})
     return best

@@ -9,6 +9,7 @@ n·(m·δ0 + β_block). Here the free parameters are searched: η on a grid (`et
 of the exact single-step profile at ε0 (F2). η = 1 is the full composition (no additive term; F30).
 Valid for ε > 0.
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -31,7 +32,10 @@ def delta(config: Config, epsilon: float, direction: str, options: Options = Opt
     m, n = blocks(config)
     best = None
     for eta, extra, eps0 in additive_terms(config, options):
-        value = up(float(poisson_delta(config.mechanism, n * m, eta, direction, epsilon, options.poisson_settings(eta))) + extra)
+        value = up(
+            float(poisson_delta(config.mechanism, n * m, eta, direction, epsilon, options.poisson_settings(eta)))
+            + extra
+        )
         if best is None or value < best.value:
             best = BoundValue(min(value, 1.0), {"eta": eta, "additive": extra, "eps0": eps0})
     return best

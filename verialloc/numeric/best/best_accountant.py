@@ -7,6 +7,7 @@ the maximum over the directions) is within `target_gap` (relative width); `targe
 request (UnsupportedRequest) or was not needed is skipped and the reason recorded; `details["upper_from"]` /
 `["lower_from"]` name the winners. `direction="both"` is the maximum over the directions' best (F3).
 """
+
 from __future__ import annotations
 
 import mpmath as mp
@@ -27,16 +28,30 @@ ORDER = (PLD, RDP, ANALYTIC)
 TARGET_GAP = 1e-2
 
 
-def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, progress=None,
-          target_gap: float = TARGET_GAP, **options) -> Bracket:
+def delta(
+    config: Config,
+    epsilon,
+    direction: str = "both",
+    digits: int = 30,
+    progress=None,
+    target_gap: float = TARGET_GAP,
+    **options,
+) -> Bracket:
     """Bracket for δ(ε): min over valid uppers, max over valid lowers, per direction, stopping once the bracket is
     within `target_gap` (relative). progress(stage) is called with stages "best <method>: ..." (one per sub-method,
     and the sub-method's own stages)."""
     return _best("delta", config, epsilon, direction, digits, options, progress, target_gap)
 
 
-def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, progress=None,
-            target_gap: float = TARGET_GAP, **options) -> Bracket:
+def epsilon(
+    config: Config,
+    delta,
+    direction: str = "both",
+    digits: int = 30,
+    progress=None,
+    target_gap: float = TARGET_GAP,
+    **options,
+) -> Bracket:
     """Bracket for ε(δ): min over valid uppers, max over valid lowers, per direction (progress and target_gap as
     in delta)."""
     return _best("epsilon", config, delta, direction, digits, options, progress, target_gap)
@@ -46,8 +61,9 @@ def rdp(config: Config, alpha, digits: int = 30) -> Bracket:
     return RDP.rdp(config, alpha, digits)
 
 
-def _best(query: str, config: Config, value, direction: str, digits: int, options: dict, progress,
-          target_gap) -> Bracket:
+def _best(
+    query: str, config: Config, value, direction: str, digits: int, options: dict, progress, target_gap
+) -> Bracket:
     d = check_direction(direction)
     gap = as_float("target_gap", target_gap, nonnegative)
     directions = ("remove", "add") if d == "both" else (d,)
@@ -63,8 +79,7 @@ def _best(query: str, config: Config, value, direction: str, digits: int, option
             tick("start")
             kwargs["progress"] = tick
         per_method[method.name] = _answers(method, query, config, value, directions, digits, kwargs)
-    combined = [_combine(query, d_, {name: answers[d_] for name, answers in per_method.items()})
-                for d_ in directions]
+    combined = [_combine(query, d_, {name: answers[d_] for name, answers in per_method.items()}) for d_ in directions]
     return combined[0] if d != "both" else max_bracket(*combined)
 
 
@@ -107,12 +122,19 @@ def _combine(query: str, d: str, answers: dict) -> Bracket:
     results = {name: b for name, b in answers.items() if isinstance(b, Bracket)}
     skipped = {name: why for name, why in answers.items() if not isinstance(why, Bracket)}
     if not results:
-        raise UnsupportedRequest("method", METHOD, "no float64 method serves this request: " + "; ".join(
-            f"{name}: {why}" for name, why in skipped.items()))
+        raise UnsupportedRequest(
+            "method",
+            METHOD,
+            "no float64 method serves this request: " + "; ".join(f"{name}: {why}" for name, why in skipped.items()),
+        )
     upper_from = min(results, key=lambda name: results[name].upper)
     lower_from = max(results, key=lambda name: results[name].lower)
-    details = {"upper_from": upper_from, "lower_from": lower_from, "skipped": skipped,
-               "candidates": {name: (str(b.lower), str(b.upper)) for name, b in results.items()}}
+    details = {
+        "upper_from": upper_from,
+        "lower_from": lower_from,
+        "skipped": skipped,
+        "candidates": {name: (str(b.lower), str(b.upper)) for name, b in results.items()},
+    }
     for key in ("truncated", "float_error", "notes"):
         if key in results[upper_from].details:
             details[key] = results[upper_from].details[key]

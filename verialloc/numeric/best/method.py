@@ -1,6 +1,7 @@
 """The method "best" (verialloc.method.Method): the tightest bracket over pld, rdp and analytic; options
 `settings=` (pld's) and `target_gap`, flags pld's and --target-gap; queries in best_accountant; cost: pld's, one
 rdp order search and, for Poisson, analytic's PLDs."""
+
 from __future__ import annotations
 
 from ...budget import small
@@ -19,8 +20,14 @@ class BestMethod(Method):
     orders = RDP.orders
     accountant = best_accountant
     keywords = ("progress", "settings", "target_gap")
-    flags = PLD_FLAGS + (Flag("target-gap", "target_gap", "stop asking further methods once the bracket's relative "
-                                                          "width is at most this (default 0.01; 0: run every method)"),)
+    flags = PLD_FLAGS + (
+        Flag(
+            "target-gap",
+            "target_gap",
+            "stop asking further methods once the bracket's relative "
+            "width is at most this (default 0.01; 0: run every method)",
+        ),
+    )
     takes_progress = True
     #: analytic runs on its finer default grid inside best, about 10 times its quick settings' time
     combines = {"pld": 1.0, "rdp": 1.0, "analytic": 10.0}
@@ -43,9 +50,11 @@ class BestMethod(Method):
             pld_part = pld_cost.estimate(config, options.get("settings"), query=query, value=value)
         except UnsupportedRequest:  # best skips a method that cannot serve the request
             pld_part = small("steps")
-        return (pld_part + rdp_cost.estimate(config, query, None)
-                + (pld_cost.estimate(config, None, allocation_part=False) if config.scheme == "poisson"
-                   else small("steps")))
+        return (
+            pld_part
+            + rdp_cost.estimate(config, query, None)
+            + (pld_cost.estimate(config, None, allocation_part=False) if config.scheme == "poisson" else small("steps"))
+        )
 
     def refusal_hint(self, query, config, value, options, digits, fits):
         return pld_cost.coarser_loss_step(options.get("settings"), lambda s: fits({**options, "settings": s}))

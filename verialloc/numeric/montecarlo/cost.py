@@ -1,5 +1,6 @@
 """Cost of an mc query before it runs (numeric.montecarlo.mc_accountant): C_MC per drawn matrix entry (samples·t,
 both directions and the pilot draws), 16 bytes per sample plus one chunk of draws."""
+
 from __future__ import annotations
 
 from ...budget import BASE_MEMORY, BASE_SECONDS, Estimate, int_or_none
@@ -15,7 +16,8 @@ def estimate(config: Config, samples) -> Estimate:
     n = int_or_none(samples)
     if n is None:
         n = default_samples(t)
-    counted = min(n, 2 ** 64)  # beyond: refused all the same, and the float estimate stays finite
+    counted = min(n, 2**64)  # beyond: refused all the same, and the float estimate stays finite
     entries = 2 * counted * t * 1.1  # two directions, pilot draws (≈ 5 %) included
-    return Estimate(BASE_SECONDS + C_MC * entries, BASE_MEMORY + MC_SAMPLE_BYTES * counted * 3 + MC_CHUNK_BYTES,
-                    "samples", n)
+    return Estimate(
+        BASE_SECONDS + C_MC * entries, BASE_MEMORY + MC_SAMPLE_BYTES * counted * 3 + MC_CHUNK_BYTES, "samples", n
+    )

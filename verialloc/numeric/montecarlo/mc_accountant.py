@@ -7,6 +7,7 @@ estimated at confidence 1 − (1 − confidence)/2 so that the max holds jointly
 Supported: Gaussian mechanism, allocation, k = 1, one epoch. Cost ∝ samples·t; default samples = 1e7/t clamped
 to [2000, 200000] (about a second).
 """
+
 from __future__ import annotations
 
 import math
@@ -27,14 +28,24 @@ DEFAULT_SEED = 20240601
 ESTIMATOR = "importance-sampled F25 expectation (remove: shifted step of P̄_t; add: tilted Q^t)"
 STREAMS = {"remove": 0, "add": 1}
 #: hard caps on the work of one query: samples (16 bytes each, twice) and drawn matrix entries samples·t
-MAX_SAMPLES = 2 * 10 ** 8
-MAX_ENTRIES = 10 ** 11
+MAX_SAMPLES = 2 * 10**8
+MAX_ENTRIES = 10**11
 #: search range for ε(δ); beyond it the upper end is reported as +inf
 EPS_CAP = 200.0
 
 
-def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, *, samples=None, seed=DEFAULT_SEED,
-          confidence=0.95, interval: str = "bernstein", proposal: str = "auto") -> Bracket:
+def delta(
+    config: Config,
+    epsilon,
+    direction: str = "both",
+    digits: int = 30,
+    *,
+    samples=None,
+    seed=DEFAULT_SEED,
+    confidence=0.95,
+    interval: str = "bernstein",
+    proposal: str = "auto",
+) -> Bracket:
     """Confidence interval for δ(ε) (estimate, not a bound), clipped to [0, 1]."""
     eps = as_float("epsilon", epsilon)
     opts = _options(config, samples, seed, confidence, interval, proposal)
@@ -48,8 +59,18 @@ def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, *,
     return _per_direction(check_direction(direction), one, opts)
 
 
-def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, *, samples=None, seed=DEFAULT_SEED,
-            confidence=0.95, interval: str = "bernstein", proposal: str = "auto") -> Bracket:
+def epsilon(
+    config: Config,
+    delta,
+    direction: str = "both",
+    digits: int = 30,
+    *,
+    samples=None,
+    seed=DEFAULT_SEED,
+    confidence=0.95,
+    interval: str = "bernstein",
+    proposal: str = "auto",
+) -> Bracket:
     """Interval for ε(δ) by inverting the δ interval on one fixed set of draws (statistical, not a bound).
 
     upper = inf{ε : δ_upper(ε) ≤ delta} (+inf if none up to EPS_CAP), lower = inf{ε : δ_lower(ε) ≤ delta}, both by
@@ -86,8 +107,11 @@ def default_samples(steps: int) -> int:
 
 def _options(config: Config, samples, seed, confidence, interval, proposal) -> dict:
     if not isinstance(config.mechanism, Gaussian):
-        raise UnsupportedRequest("mechanism", config.mechanism.name,
-                                 "mc estimates the Gaussian mechanism only (F25); use --method pld or exact")
+        raise UnsupportedRequest(
+            "mechanism",
+            config.mechanism.name,
+            "mc estimates the Gaussian mechanism only (F25); use --method pld or exact",
+        )
     if config.scheme != "allocation":
         raise UnsupportedRequest("scheme", config.scheme, "mc estimates random allocation only (F25); use --method pld")
     if config.k != 1:
@@ -99,15 +123,25 @@ def _options(config: Config, samples, seed, confidence, interval, proposal) -> d
     n = integer("samples", samples, lo=100)
     if n * config.steps > MAX_ENTRIES or n > MAX_SAMPLES:  # bounded here too, for callers that skip api's cost check
         top = min(MAX_SAMPLES, MAX_ENTRIES // config.steps)
-        raise InvalidParameter("samples", samples, f"must be an integer in [100, {top}] at steps={config.steps} "
-                               f"(at most {MAX_ENTRIES:.0e} draws of one step; see the cost model)")
+        raise InvalidParameter(
+            "samples",
+            samples,
+            f"must be an integer in [100, {top}] at steps={config.steps} "
+            f"(at most {MAX_ENTRIES:.0e} draws of one step; see the cost model)",
+        )
     conf = as_float("confidence", confidence, open_unit)
     if interval not in mc.INTERVALS:
         raise InvalidParameter("interval", interval, "must be one of " + "|".join(mc.INTERVALS))
     if proposal not in ("auto", "plain"):
         raise InvalidParameter("proposal", proposal, "must be auto (importance sampling) or plain")
-    return {"samples": n, "seed": integer("seed", seed, lo=0), "confidence": conf, "interval": interval,
-            "proposal": proposal, "pilot": max(1_000, n // 20)}
+    return {
+        "samples": n,
+        "seed": integer("seed", seed, lo=0),
+        "confidence": conf,
+        "interval": interval,
+        "proposal": proposal,
+        "pilot": max(1_000, n // 20),
+    }
 
 
 def _sigma(config: Config) -> float:
@@ -141,8 +175,18 @@ def _draws_for_target(config: Config, d: str, target: float, eps_min: float, opt
         locate = mc.draw(d, sigma, t, shift, opts["pilot"], _rng(opts, d, "locate"))
         eps0 = max(_first_below(lambda e: locate.moments(e)[0], target, eps_min), 0.0)
         refs = [eps0, 2 * eps0 + 1, 4 * eps0 + 3]
-        shift = mc.choose_shift_for_target(d, sigma, t, refs, target, opts["pilot"], opts["samples"], conf,
-                                           _rng(opts, d, "pilot"), lambda fn, y: _first_below(fn, y, eps_min))
+        shift = mc.choose_shift_for_target(
+            d,
+            sigma,
+            t,
+            refs,
+            target,
+            opts["pilot"],
+            opts["samples"],
+            conf,
+            _rng(opts, d, "pilot"),
+            lambda fn, y: _first_below(fn, y, eps_min),
+        )
     return mc.draw(d, sigma, t, shift, opts["samples"], _rng(opts, d, "main"))
 
 
@@ -174,13 +218,27 @@ def _per_direction(d: str, one, opts: dict) -> Bracket:
 
 
 def _common(opts: dict, conf: float) -> dict:
-    return {"certified": False, "estimator": ESTIMATOR, "interval": opts["interval"], "samples": opts["samples"],
-            "seed": opts["seed"], "confidence": conf}
+    return {
+        "certified": False,
+        "estimator": ESTIMATOR,
+        "interval": opts["interval"],
+        "samples": opts["samples"],
+        "seed": opts["seed"],
+        "confidence": conf,
+    }
 
 
-def _bracket(quantity: str, lo: float, hi: float, d: str, draws: mc.Draws, point: float, conf: float, opts: dict,
-             stats: dict) -> Bracket:
-    details = {**_common(opts, conf), "estimate": point, "proposal_shift": draws.shift, **stats,
-               "notes": ["statistical estimate, not a certified bound: the interval fails with probability up to "
-                         f"{1 - conf:.3g}, and is only as good as its assumptions (i.i.d. ideal sampling)"]}
+def _bracket(
+    quantity: str, lo: float, hi: float, d: str, draws: mc.Draws, point: float, conf: float, opts: dict, stats: dict
+) -> Bracket:
+    details = {
+        **_common(opts, conf),
+        "estimate": point,
+        "proposal_shift": draws.shift,
+        **stats,
+        "notes": [
+            "statistical estimate, not a certified bound: the interval fails with probability up to "
+            f"{1 - conf:.3g}, and is only as good as its assumptions (i.i.d. ideal sampling)"
+        ],
+    }
     return Bracket(quantity, mp.mpf(lo), mp.mpf(hi), METHOD, d, "statistical", details)

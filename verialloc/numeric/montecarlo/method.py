@@ -1,5 +1,6 @@
 """The method "mc" (verialloc.method.Method): Monte Carlo estimates (statistical, never bounds); options samples,
 seed, confidence, interval, proposal; queries in mc_accountant, cost in numeric.montecarlo.cost."""
+
 from __future__ import annotations
 
 from ...method import Flag, Method

@@ -12,6 +12,7 @@ interval of Maurer & Pontil (2009, Thm 4) applies: it holds with probability ≥
 stated proposal, assuming an ideal random generator and negligible float64 rounding. A CLT interval (normal
 approximation, no finite-sample guarantee; it can be [0, 0] when no sample hits the event) is reported alongside.
 """
+
 from __future__ import annotations
 
 import math
@@ -138,10 +139,10 @@ def draw(direction: str, sigma: float, steps: int, shift: float, samples: int, r
         lse = top + np.log(np.exp(a - top[:, None]).sum(axis=1))
         if direction == "remove":  # ln(P̄_t/g_m) = LSE(ℓ) − LSE(mℓ) + m(m−1)/(2σ²)
             lse_m = shift * top + np.log(np.exp(shift * (a - top[:, None])).sum(axis=1))
-            logw[start:start + n] = lse - lse_m + shift * (shift - 1) * inv
+            logw[start : start + n] = lse - lse_m + shift * (shift - 1) * inv
         else:  # ln(Q^t/g) = Σ(2sy_i + s²)/(2σ²)
-            logw[start:start + n] = (2 * shift * y.sum(axis=1) + steps * shift**2) * inv
-        loss[start:start + n] = lse - log_t
+            logw[start : start + n] = (2 * shift * y.sum(axis=1) + steps * shift**2) * inv
+        loss[start : start + n] = lse - log_t
     order = np.argsort(-loss if direction == "remove" else loss, kind="stable")
     return Draws(direction, sigma, steps, shift, logw[order], loss[order])
 
@@ -158,11 +159,21 @@ def intervals(draws: Draws, eps: float, confidence: float) -> dict:
     half_b = half_width(std, log_bound, n, confidence)
     half_c = float(special.ndtri(1 - a / 2)) * std / math.sqrt(n)
     if not math.isfinite(mean + half_b):  # float64 overflow of a summand or of B: nothing is known
-        return {"estimate": mean, "std_error": math.inf, "weight_bound": math.inf, "bernstein": (0.0, math.inf),
-                "clt": (0.0, math.inf), "nonzero": nonzero}
+        return {
+            "estimate": mean,
+            "std_error": math.inf,
+            "weight_bound": math.inf,
+            "bernstein": (0.0, math.inf),
+            "clt": (0.0, math.inf),
+            "nonzero": nonzero,
+        }
     return {
-        "estimate": mean, "std_error": std / math.sqrt(n), "weight_bound": math.exp(min(log_bound, 709.0)),
-        "bernstein": (mean - half_b, mean + half_b), "clt": (mean - half_c, mean + half_c), "nonzero": nonzero,
+        "estimate": mean,
+        "std_error": std / math.sqrt(n),
+        "weight_bound": math.exp(min(log_bound, 709.0)),
+        "bernstein": (mean - half_b, mean + half_b),
+        "clt": (mean - half_c, mean + half_c),
+        "nonzero": nonzero,
     }
 
 
@@ -173,8 +184,16 @@ def half_width(std: float, log_bound: float, samples: int, confidence: float) ->
     return std * math.sqrt(2 * log_term / samples) + 7 * bound * log_term / (3 * (samples - 1))
 
 
-def choose_shift(direction: str, sigma: float, steps: int, eps: float, pilot: int, samples: int, confidence: float,
-                 rng: np.random.Generator) -> float:
+def choose_shift(
+    direction: str,
+    sigma: float,
+    steps: int,
+    eps: float,
+    pilot: int,
+    samples: int,
+    confidence: float,
+    rng: np.random.Generator,
+) -> float:
     """Candidate proposal with the smallest predicted Bernstein half-width on an independent pilot sample."""
     best, best_width = None, math.inf
     for shift in candidate_shifts(direction, sigma, steps, eps):
@@ -185,8 +204,18 @@ def choose_shift(direction: str, sigma: float, steps: int, eps: float, pilot: in
     return best
 
 
-def choose_shift_for_target(direction: str, sigma: float, steps: int, eps_refs: list[float], target: float,
-                            pilot: int, samples: int, confidence: float, rng: np.random.Generator, first_below):
+def choose_shift_for_target(
+    direction: str,
+    sigma: float,
+    steps: int,
+    eps_refs: list[float],
+    target: float,
+    pilot: int,
+    samples: int,
+    confidence: float,
+    rng: np.random.Generator,
+    first_below,
+):
     """For an ε(δ) query: the candidate (over the candidates of every reference ε) whose predicted upper end
     inf{ε : pilot mean + predicted Bernstein half-width ≤ target} is smallest; pilot independent of the main draws."""
     shifts = sorted({s for e in eps_refs for s in candidate_shifts(direction, sigma, steps, e)})
@@ -202,4 +231,3 @@ def choose_shift_for_target(direction: str, sigma: float, steps: int, eps_refs: 
         if eps < best_eps:
             best, best_eps = shift, eps
     return best
-

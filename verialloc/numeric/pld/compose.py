@@ -18,6 +18,7 @@ per-entry error e^{−θs}·E(x̃, ỹ) (plus the rounding of the tilt, see `_ff
 tail. Tilts are added while some upper-tail sum
 above `floor` has an error bound exceeding RHO times itself; each entry keeps the run with the smallest bound.
 """
+
 from __future__ import annotations
 
 import math

@@ -7,6 +7,7 @@ grid of heavy tails, C_SEPARABLE for k > 1's lower end); the composition costs C
 direction and bound, N = (n·μ + 12·√(n·v) + s)/Δ with μ, v, s the mean, variance and span of one copy's privacy
 loss (`Mechanism.loss_statistics`); memory BYTES_PER_POINT·N.
 """
+
 from __future__ import annotations
 
 import math
@@ -52,7 +53,7 @@ def _loss_stats(config: Config, rate: float | None) -> tuple[float, float, float
     mean, var, span, chi2 = stats.mean, stats.variance, stats.span, stats.chi2
     if rate is None or rate >= 1:
         return mean, var, span
-    return min(rate * mean, rate ** 2 * chi2 / 2), min(rate * (var + mean ** 2), rate ** 2 * chi2), span
+    return min(rate * mean, rate**2 * chi2 / 2), min(rate * (var + mean**2), rate**2 * chi2), span
 
 
 def estimate(config: Config, settings, allocation_part: bool = True, query: str = "epsilon", value=None) -> Estimate:
@@ -73,18 +74,23 @@ def estimate(config: Config, settings, allocation_part: bool = True, query: str 
         if allocation_part:
             copies_all = config.steps * config.epochs
             if 1 < config.k < config.steps and config.steps <= pipeline.SEPARABLE_MAX_COPIES:
-                alloc_seconds += (C_SEPARABLE * copies_all ** SEPARABLE_EXPONENT
-                                  if copies_all <= separable.SEARCH_MAX_COPIES else
-                                  C_SEPARABLE_ONE * config.steps ** SEPARABLE_EXPONENT
-                                  + C_SEPARABLE_EPOCH * math.log2(config.epochs))
+                alloc_seconds += (
+                    C_SEPARABLE * copies_all**SEPARABLE_EXPONENT
+                    if copies_all <= separable.SEARCH_MAX_COPIES
+                    else C_SEPARABLE_ONE * config.steps**SEPARABLE_EXPONENT
+                    + C_SEPARABLE_EPOCH * math.log2(config.epochs)
+                )
             runs = _allocation_runs(config, settings, query, value)
             if runs:
                 alloc_seconds += sum(_planned_seconds(*run) for run in runs)
             else:
-                alloc_seconds += sum(_alloc_seconds(n) for n in [t] + ([config.steps] if 1 < config.k < config.steps
-                                                                        else []))
-        driver = max((("epochs", config.epochs), ("k", config.k), ("steps", config.steps)),
-                     key=lambda kv: kv[1] if kv[0] != "steps" else kv[1] / 1000)
+                alloc_seconds += sum(
+                    _alloc_seconds(n) for n in [t] + ([config.steps] if 1 < config.k < config.steps else [])
+                )
+        driver = max(
+            (("epochs", config.epochs), ("k", config.k), ("steps", config.steps)),
+            key=lambda kv: kv[1] if kv[0] != "steps" else kv[1] / 1000,
+        )
     width = copies * mean + 12 * math.sqrt(copies * var) + span
     points = max(width / delta_step, 1.0)
     log_n = math.log2(points) if points > 2 else 1.0
@@ -96,17 +102,18 @@ def estimate(config: Config, settings, allocation_part: bool = True, query: str 
         compose += 4 * C_FFT * fine * math.log2(max(fine, 2.0)) * (math.log2(copies) + 1)
         points = max(points, fine)
     alloc_memory = ALLOC_BYTES * config.steps if config.scheme == "allocation" and allocation_part else 0.0
-    return Estimate(BASE_SECONDS + alloc_seconds + compose, BASE_MEMORY + BYTES_PER_POINT * points + alloc_memory,
-                    *driver)
+    return Estimate(
+        BASE_SECONDS + alloc_seconds + compose, BASE_MEMORY + BYTES_PER_POINT * points + alloc_memory, *driver
+    )
 
 
 def _alloc_seconds(t: int) -> float:
-    return 1 + C_ALLOC * t ** ALLOC_EXPONENT + C_ALLOC_LINEAR * t
+    return 1 + C_ALLOC * t**ALLOC_EXPONENT + C_ALLOC_LINEAR * t
 
 
 def _planned_seconds(t: int, kind: str, size: int) -> float:
     if kind == "geometric":
-        return 1 + C_GEOMETRIC * size ** 2 * (2 * (t - 1).bit_length() + 1)
+        return 1 + C_GEOMETRIC * size**2 * (2 * (t - 1).bit_length() + 1)
     return 1 + C_POINTS * size * (TAIL_MODE if kind == "uniform-tail" else 1) + C_ALLOC_LINEAR * t
 
 
@@ -119,9 +126,13 @@ def _allocation_runs(config: Config, settings, query: str, value) -> list:
     try:
         return pipeline.plan(config, query, x, settings)
     except GridTooLarge as exc:
-        raise UnsupportedRequest("method", "pld", f"the heavy loss tails of {config.mechanism.name} at "
-                                 f"steps={config.steps}: {exc.supported}; use {config.mechanism.milder}, or "
-                                 "--method rdp or analytic (upper ends)") from None
+        raise UnsupportedRequest(
+            "method",
+            "pld",
+            f"the heavy loss tails of {config.mechanism.name} at "
+            f"steps={config.steps}: {exc.supported}; use {config.mechanism.milder}, or "
+            "--method rdp or analytic (upper ends)",
+        ) from None
     except (InvalidParameter, UnsupportedRequest, OverflowError, ValueError):
         return []
 
@@ -136,5 +147,3 @@ def coarser_loss_step(settings, fits) -> str:
         if fits(replace(settings, loss_step=step)):
             return f" at --loss-step {settings.loss_step:g} (the privacy loss range is wide); --loss-step {step:g} fits"
     return ""
-
-

@@ -15,6 +15,7 @@ Why this module is long: the upper (`_spread`) and lower (`_contract`) pair disc
 cell masses and their float64 error bounds (`_Variable`, `_pair`); kept together, both directions round from one
 set of enclosures, and a change to the cell arithmetic cannot make one of them unsound unnoticed.
 """
+
 from __future__ import annotations
 
 import math
@@ -48,8 +49,9 @@ class _Variable:
         self.values, self.masses = (values, p_masses) if self.remove else (-values[::-1], q_masses[::-1])
         self.second_masses = q_masses if self.remove else p_masses[::-1]
         self.inf_mass = law.p_inf if self.remove else law.q_neg_inf
-        self.first_total, self.second_total = ((law.finite_p(), law.finite_q()) if self.remove
-                                               else (law.finite_q(), law.finite_p()))
+        self.first_total, self.second_total = (
+            (law.finite_p(), law.finite_q()) if self.remove else (law.finite_q(), law.finite_p())
+        )
 
     def atom(self, x: np.ndarray, masses: np.ndarray | None = None) -> np.ndarray:
         masses = self.masses if masses is None else masses
@@ -179,8 +181,9 @@ def _pair(var: _Variable, edges: np.ndarray) -> tuple[_Cells, _Cells]:
     """Cells of the first (remove: P, add: Q) and the second distribution of the view."""
     rtol = np.asarray(var.law.eval_rtol(edges if var.remove else -edges), float)
     first = _Cells(var.le, var.gt, var.atom(edges), edges, var.first_total, rtol, var.law.eval_abs)
-    second = _Cells(var.le2, var.gt2, var.atom(edges, var.second_masses), edges, var.second_total, rtol,
-                    var.law.eval_abs)
+    second = _Cells(
+        var.le2, var.gt2, var.atom(edges, var.second_masses), edges, var.second_total, rtol, var.law.eval_abs
+    )
     return first, second
 
 
@@ -211,7 +214,7 @@ def _spread(var: _Variable, grid: np.ndarray) -> PLD:
     # crossings 0..n: heads below the split s, tails from s on (crossing 0: head 0; crossing n: the +inf atom)
     s = 1 + int(np.argmin(a.low[1:])) if a.low[1:].size and not a.low[1:].all() else n
     head = np.minimum.accumulate(np.maximum(np.concatenate([[0.0], heads[: s - 1]]), 0.0)[::-1])[::-1]
-    tail = np.maximum.accumulate(np.minimum(np.concatenate([tails[s - 1:], [var.inf_mass + moved]]), 1.0)[::-1])[::-1]
+    tail = np.maximum.accumulate(np.minimum(np.concatenate([tails[s - 1 :], [var.inf_mass + moved]]), 1.0)[::-1])[::-1]
     junction = 1.0 - head[-1] - tail[0]
     if junction < 0:  # only with absurd error bounds: lower the heads further
         head = np.minimum.accumulate(np.minimum(head, 1.0 - tail[0])[::-1])[::-1]
@@ -251,7 +254,7 @@ def _contract(var: _Variable, ks: np.ndarray, step: float) -> PLD:
     first, second = first[order], second[order]
     zeros = int(np.count_nonzero(first == 0))  # sorted first
     if zeros > 1:  # any order of summation is within γ_{zeros−1}: rounded up past it
-        first = first[zeros - 1:]
+        first = first[zeros - 1 :]
         second = np.concatenate([[float(np.sum(second[:zeros])) * (1 + 2 * (zeros + 1) * _U)], second[zeros:]])
     g = np.exp(grid)
     num, den, err = _neighbours(first, second, g, grid)

@@ -2,6 +2,7 @@
 in the safe direction (`truncate`, F54) and `trim`. Shared by the discretizations (discretize) and the
 compositions (compose), so that PLDs built with the same step compose without re-rounding.
 """
+
 from __future__ import annotations
 
 import math
@@ -63,8 +64,9 @@ def grid_index(losses: np.ndarray, step: float, rounding: str) -> np.ndarray:
 
 def grid_size_check(k_lo: int, k_hi: int, step: float) -> None:
     if k_hi - k_lo + 1 > MAX_GRID:
-        raise UnsupportedRequest("step", step,
-                                 f"the grid would have {k_hi - k_lo + 1} points; at most {MAX_GRID} are supported")
+        raise UnsupportedRequest(
+            "step", step, f"the grid would have {k_hi - k_lo + 1} points; at most {MAX_GRID} are supported"
+        )
 
 
 def regrid(pld: PLD, step, bound: str) -> PLD:
@@ -123,8 +125,13 @@ def truncate(pld: PLD, tail) -> PLD:
     top, bottom = _directed_sum(m[hi:].tolist(), d), _directed_sum(m[:lo].tolist(), d)
     if d == "upper":
         kept[0] = _directed_sum([kept[0], bottom], d)
-        return replace(pld, losses=pld.losses[lo:hi], masses=kept, inf_mass=_directed_sum([pld.inf_mass, top], d),
-                       truncated=_directed_sum([pld.truncated, top], d))
+        return replace(
+            pld,
+            losses=pld.losses[lo:hi],
+            masses=kept,
+            inf_mass=_directed_sum([pld.inf_mass, top], d),
+            truncated=_directed_sum([pld.truncated, top], d),
+        )
     kept[-1] = _directed_sum([kept[-1], top], d)
     return replace(pld, losses=pld.losses[lo:hi], masses=kept, truncated=pld.truncated + bottom)
 

@@ -1,6 +1,7 @@
 """The method "pld" (verialloc.method.Method): sound float64 bounds from PLD realizations; options
 `settings=Settings(...)` (loss step, tail, grid step), flags --loss-step, --grid-step, --tail; queries in
 pld_accountant, cost in numeric.pld.cost. Its float64 range leaves ε free: δ queries at any ε are bounded soundly."""
+
 from __future__ import annotations
 
 from ...errors import InvalidParameter
@@ -11,8 +12,12 @@ from .pld_accountant import Settings
 
 #: the accuracy flags of the PLD pipeline (shared by the methods built on it)
 FLAGS = (
-    Flag("loss-step", "loss_step", "loss grid step of compositions (default 1e-4; composed allocation epochs go "
-                                   "finer, to step/256, when epsilon is small)"),
+    Flag(
+        "loss-step",
+        "loss_step",
+        "loss grid step of compositions (default 1e-4; composed allocation epochs go "
+        "finer, to step/256, when epsilon is small)",
+    ),
     Flag("grid-step", "grid_step", "exp-space grid step of the allocation sum (default: automatic)"),
     Flag("tail", "tail", "tail mass truncated per step, tracked in the result (default 1e-15)"),
 )
@@ -31,8 +36,9 @@ def settings_from_flags(given: dict) -> Settings:
 
 def check_settings(name: str, settings) -> None:
     if settings is not None and not isinstance(settings, Settings):
-        raise InvalidParameter(name, abbreviated(settings),
-                               "must be a verialloc.numeric.pld.pld_accountant.Settings (or None)")
+        raise InvalidParameter(
+            name, abbreviated(settings), "must be a verialloc.numeric.pld.pld_accountant.Settings (or None)"
+        )
 
 
 def check_progress(progress) -> None:

@@ -17,6 +17,7 @@ Rules (a request: δ at ε, or ε at a target δ, in one or both directions, at 
   end the PLD cannot give (+inf) falls back to the composed-Gaussian bound (tighten.fallback_upper).
 `direction="both"` takes the maximum over the two directions (F3) in the caller.
 """
+
 from __future__ import annotations
 
 import math
@@ -39,8 +40,9 @@ TINY_DELTA = 1e-9
 SEPARABLE_MAX_COPIES = 200_000
 _RETRY_NOTE = "the float64 budget moved the upper epsilon: the allocation was rebuilt in the tail-accurate mode"
 _SEPARABLE_NOTE = "lower bound from a separable statistic of the outputs (post-processing, F8; allocation.separable)"
-_SUMMED_NOTE = ("lower bound from the sum of all outputs, a Gaussian with noise multiplier {:.6g} "
-                "(post-processing, F8, F13)")
+_SUMMED_NOTE = (
+    "lower bound from the sum of all outputs, a Gaussian with noise multiplier {:.6g} (post-processing, F8, F13)"
+)
 
 
 @dataclass(frozen=True)
@@ -71,8 +73,17 @@ class Answer:
         return max(e.upper for e in self.ends.values())
 
 
-def answer(config: Config, quantity: str, value, direction: str, settings: Settings = Settings(), *,
-           epsilon_max: float = 0.0, delta_floor: float | None = None, progress=None) -> Answer:
+def answer(
+    config: Config,
+    quantity: str,
+    value,
+    direction: str,
+    settings: Settings = Settings(),
+    *,
+    epsilon_max: float = 0.0,
+    delta_floor: float | None = None,
+    progress=None,
+) -> Answer:
     """Certified ends of δ(ε = value) ("delta") or ε(δ = value) ("epsilon") of `config` in `direction` (remove,
     add, both), by the rules above; `value` exact (a Fraction) or a float. `delta_floor`: a δ that must keep
     relative accuracy (a δ claim), `epsilon_max`: a window to start from."""
@@ -85,38 +96,67 @@ def answer(config: Config, quantity: str, value, direction: str, settings: Setti
         reached = [epsilon_max]
 
         def make(s: Settings) -> PldTable:
-            table, fl = build(config, s, epsilon_max=epsilon_max, progress=progress, delta_floor=floor,
-                              direction=direction), floor
-            if fl is None and config.scheme == "allocation" and tighten.budget_decides(
-                    [table[d, "upper"] for d in dirs], target):
+            table, fl = (
+                build(config, s, epsilon_max=epsilon_max, progress=progress, delta_floor=floor, direction=direction),
+                floor,
+            )
+            if (
+                fl is None
+                and config.scheme == "allocation"
+                and tighten.budget_decides([table[d, "upper"] for d in dirs], target)
+            ):
                 fl = target  # the float budget, not the mechanism, would decide the upper end: tail-accurate mode
-                table = build(config, s, epsilon_max=epsilon_max, progress=progress, delta_floor=fl,
-                              direction=direction).noted(_RETRY_NOTE)
+                table = build(
+                    config, s, epsilon_max=epsilon_max, progress=progress, delta_floor=fl, direction=direction
+                ).noted(_RETRY_NOTE)
             if table.window_loss is not None and config.k == 1 and config.epochs == 1:  # beyond the window: rebuild
                 top = max(table[d, "upper"].epsilon_bound(at) for d in dirs)
                 if math.isfinite(top) and top > table.window_loss:
                     reached[0] = max(reached[0], 1.25 * top + 0.01)
-                    table = build(config, s, epsilon_max=reached[0], progress=progress, delta_floor=fl,
-                                  direction=direction)
+                    table = build(
+                        config, s, epsilon_max=reached[0], progress=progress, delta_floor=fl, direction=direction
+                    )
             return finer_epochs(table, s, "epsilon", target, progress)
 
         tables, steps = _chain(config, settings, quantity, target, make)
         summed = summed_gaussian.epsilon_lower(config, target)
-        sep = _separable(config, direction, progress, lambda law, c: separable.epsilon_lower(
-            law, c.steps, c.k, target, direction, epochs=c.epochs))
+        sep = _separable(
+            config,
+            direction,
+            progress,
+            lambda law, c: separable.epsilon_lower(law, c.steps, c.k, target, direction, epochs=c.epochs),
+        )
         ends = {d: _epsilon_end(config, tables, steps, d, at, target, summed, sep.get(d.value)) for d in dirs}
         his = [e.upper for e in ends.values()]
         eps_max = max([reached[0]] + [1.25 * h + 0.01 for h in his if math.isfinite(h)])
         return Answer(ends, tables[0], eps_max)
     magnitude = float_down(abs(at))  # 1e400: the largest float
     window, eps = max(epsilon_max, magnitude), magnitude if at >= 0 else -magnitude
-    tables, steps = _chain(config, settings, quantity, eps, lambda s: finer_epochs(
-        build(config, s, epsilon_max=window, progress=progress, delta_floor=delta_floor, direction=direction),
-        s, "delta", eps, progress))
+    tables, steps = _chain(
+        config,
+        settings,
+        quantity,
+        eps,
+        lambda s: finer_epochs(
+            build(config, s, epsilon_max=window, progress=progress, delta_floor=delta_floor, direction=direction),
+            s,
+            "delta",
+            eps,
+            progress,
+        ),
+    )
     above = float_up(at)  # δ is non-increasing: a lower bound at a float ≥ ε bounds δ(ε) from below (I1)
     summed = summed_gaussian.delta_lower(config, above) if math.isfinite(above) else None
-    sep = _separable(config, direction, progress, lambda law, c: separable.delta_lower(
-        law, c.steps, c.k, above, direction, epochs=c.epochs)) if math.isfinite(above) else {}
+    sep = (
+        _separable(
+            config,
+            direction,
+            progress,
+            lambda law, c: separable.delta_lower(law, c.steps, c.k, above, direction, epochs=c.epochs),
+        )
+        if math.isfinite(above)
+        else {}
+    )
     ends = {d: _delta_end(config, tables, steps, d, at, summed, sep.get(d.value)) for d in dirs}
     return Answer(ends, tables[0], window)
 
@@ -129,8 +169,9 @@ def _delta_end(config: Config, tables: list, steps: list, d: Direction, at: Frac
     return End(_raised(lo, hi, summed, sep, config, notes), hi, tuple(notes))
 
 
-def _epsilon_end(config: Config, tables: list, steps: list, d: Direction, at: Fraction, target: float, summed,
-                 sep) -> End:
+def _epsilon_end(
+    config: Config, tables: list, steps: list, d: Direction, at: Fraction, target: float, summed, sep
+) -> End:
     his, notes = [t[d, "upper"].epsilon_bound(at) for t in tables], []
     i = tighten.best_level(his, steps, "upper", notes)
     hi, notes = his[i], accuracy_notes(tables[i][d, "upper"], target, his[i]) + notes
@@ -170,13 +211,16 @@ def accuracy_notes(upper: PLD, delta: float, eps_upper: float | None) -> list[st
     notes = []
     what = "delta" if eps_upper is not None else "the upper delta"
     if eps_upper is not None and math.isinf(eps_upper) and eps_upper > 0:
-        notes.append(f"accuracy not met: the upper PLD gives no finite epsilon at delta={delta:g}; its +inf atom "
-                     f"({upper.inf_mass:.3g}) or float64 budget ({upper.float_error:.3g}) exceeds delta")
+        notes.append(
+            f"accuracy not met: the upper PLD gives no finite epsilon at delta={delta:g}; its +inf atom "
+            f"({upper.inf_mass:.3g}) or float64 budget ({upper.float_error:.3g}) exceeds delta"
+        )
     elif delta > 0 and upper.float_error > 1e-2 * delta:
         notes.append(f"accuracy not met: float64 budget {upper.float_error:.3g} exceeds 1% of {what}={delta:g}")
     elif delta > 0 and upper.inf_mass > 1e-2 * delta and upper.truncated > 1e-2 * delta:
-        notes.append(f"accuracy limited: truncated mass {upper.truncated:.3g} counted at +inf exceeds 1% of "
-                     f"{what}={delta:g}")
+        notes.append(
+            f"accuracy limited: truncated mass {upper.truncated:.3g} counted at +inf exceeds 1% of {what}={delta:g}"
+        )
     return notes
 
 
@@ -193,11 +237,15 @@ def _raised(lo: float, hi: float, summed: float | None, sep: float | None, confi
 def _chain(config: Config, settings: Settings, quantity: str, value: float, make) -> tuple[list, list]:
     """make(settings) and, for an explicit exp-grid step on an allocation, make at the coarser steps of its dyadic
     chain (tighten.grid_chain), with their steps."""
+
     def runs(s: Settings) -> list:
         return plan(config, quantity, value, s)
 
-    auto = (default_grid_step(config.mechanism.loss_laws()["upper"], config.steps, tail=settings.tail)
-            if settings.grid_step and runs(settings) else None)
+    auto = (
+        default_grid_step(config.mechanism.loss_laws()["upper"], config.steps, tail=settings.tail)
+        if settings.grid_step and runs(settings)
+        else None
+    )
     return tighten.grid_chain(settings, auto, lambda s: all(kind == "geometric" for _, kind, _ in runs(s)), make)
 
 

@@ -6,6 +6,7 @@ came from an approximation carries its direction ("upper": dominating, "lower": 
 and the mass it moved because of tail truncation (`truncated`), accumulated explicitly, never as
 1 − Σ(others).
 """
+
 from __future__ import annotations
 
 import math
@@ -105,8 +106,14 @@ class PLD:
         # the pairwise sum behind 1 − Σ (log2 n + 1 u) for the atom
         scale = 2.0 * max(1.0, float(weights.max())) if weights.size else 2.0
         rounding = (np.log2(masses.size + 1) + 8) * _EPS_HALF * (float(np.sum(masses)) + 1.0)
-        return PLD(-self.losses[::-1], masses, inf_mass=inf, truncated=self.truncated,
-                   float_error=self.float_error * scale + rounding, bound=self.bound)
+        return PLD(
+            -self.losses[::-1],
+            masses,
+            inf_mass=inf,
+            truncated=self.truncated,
+            float_error=self.float_error * scale + rounding,
+            bound=self.bound,
+        )
 
     # --- hockey-stick queries (F2) ---------------------------------------------------------------
     def delta(self, epsilon) -> np.ndarray | float:

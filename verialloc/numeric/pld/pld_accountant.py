@@ -6,6 +6,7 @@ turns a request into certified ends — tail, tail-accurate mode, window, finer 
 lower ends — is the one pipeline's (numeric.pld.pipeline), which certify's refinement runs too. This module makes
 the method's brackets from its answers: `direction="both"` is the maximum over the two directions (F3).
 """
+
 from __future__ import annotations
 
 import mpmath as mp
@@ -20,21 +21,29 @@ from .settings import Settings
 METHOD = "pld"
 
 
-def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, settings: Settings = Settings(),
-          progress=None) -> Bracket:
+def delta(
+    config: Config, epsilon, direction: str = "both", digits: int = 30, settings: Settings = Settings(), progress=None
+) -> Bracket:
     """Bracket [lower, upper] for δ(ε) from the lower and upper PLDs (F2), float budget applied outward."""
     as_float("epsilon", epsilon)  # beyond float64 (an int 10**5000): InvalidParameter, not OverflowError
     eps = real("epsilon", epsilon)
-    return _bracket("delta", pipeline.answer(config, "delta", eps, check_direction(direction), settings,
-                                             progress=progress), direction)
+    return _bracket(
+        "delta",
+        pipeline.answer(config, "delta", eps, check_direction(direction), settings, progress=progress),
+        direction,
+    )
 
 
-def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, settings: Settings = Settings(),
-            progress=None) -> Bracket:
+def epsilon(
+    config: Config, delta, direction: str = "both", digits: int = 30, settings: Settings = Settings(), progress=None
+) -> Bracket:
     """Bracket [lower, upper] for ε(δ): the upper PLD's ε satisfies δ_upper(ε) ≤ delta (F2, I1)."""
     target = open_unit("delta", delta)
-    return _bracket("epsilon", pipeline.answer(config, "epsilon", target, check_direction(direction), settings,
-                                               progress=progress), direction)
+    return _bracket(
+        "epsilon",
+        pipeline.answer(config, "epsilon", target, check_direction(direction), settings, progress=progress),
+        direction,
+    )
 
 
 def rdp(config: Config, alpha, digits: int = 30):
@@ -46,8 +55,10 @@ def _bracket(quantity: str, answer: pipeline.Answer, direction: str) -> Bracket:
     per = []
     for d, end in answer.ends.items():
         plds = {b: table[d, b] for b in ("lower", "upper")}
-        details = {"truncated": {b: p.truncated for b, p in plds.items()},
-                   "float_error": {b: p.float_error for b, p in plds.items()},
-                   "notes": list(table.notes) + list(end.notes)}
+        details = {
+            "truncated": {b: p.truncated for b, p in plds.items()},
+            "float_error": {b: p.float_error for b, p in plds.items()},
+            "notes": list(table.notes) + list(end.notes),
+        }
         per.append(Bracket(quantity, mp.mpf(end.lower), mp.mpf(end.upper), METHOD, d.value, "bound", details))
     return per[0] if len(per) == 1 else max_bracket(*per)

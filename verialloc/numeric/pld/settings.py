@@ -1,4 +1,5 @@
 """The accuracy knobs of the pld method (one frozen object: the method's options, certify's refinement steps)."""
+
 from __future__ import annotations
 
 import math

@@ -4,6 +4,7 @@ For a pair (P, Q) and rate λ, P_λ = λP + (1−λ)Q; the remove pair of the su
 the add pair is (Q, P_λ) (F46). Its loss is the monotone image ℓ_λ = g_λ(ℓ), g_λ(x) = ln(1 + λ(e^x − 1)) (F47),
 with g_λ(−inf) = ln(1−λ) and g_λ(+inf) = +inf; the add variable −ℓ_λ is h_λ(−ℓ), h_λ(x) = −g_λ(−x).
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -34,8 +35,9 @@ def subsampled_law(law: LossLaw, rate, bound: str) -> LossLaw:
     lam = float_up(exact) if check_bound(bound) == "upper" else float_down(exact)
     if lam == 0:
         shown = mp.nstr(mp.mpf(exact.numerator) / exact.denominator, 6)
-        raise InvalidParameter("rate", shown, "must be at least 5e-324 (the smallest positive float64) for the "
-                                             "float64 methods")
+        raise InvalidParameter(
+            "rate", shown, "must be at least 5e-324 (the smallest positive float64) for the float64 methods"
+        )
     return law if lam >= 1 else SubsampledLoss(law, lam)
 
 
@@ -176,8 +178,12 @@ def subsample_remove(pld: PLD, rate) -> PLD:
     """
     lam = _rate(rate)
     if pld.bound == "lower":
-        raise UnsupportedRequest("bound", "lower", "remove-direction subsampling of a lower PLD is not a lower bound "
-                                 "(F51 B.2(2)); discretize SubsampledLoss(law, rate) with bound='lower' instead")
+        raise UnsupportedRequest(
+            "bound",
+            "lower",
+            "remove-direction subsampling of a lower PLD is not a lower bound "
+            "(F51 B.2(2)); discretize SubsampledLoss(law, rate) with bound='lower' instead",
+        )
     if lam == 1:
         return pld
     dual = pld.dual()  # raises on −inf mass

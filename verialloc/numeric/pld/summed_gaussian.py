@@ -9,6 +9,7 @@ tighter than the k = 1 lower bound (F30) the PLD route otherwise uses.
 Float64: F13 is evaluated in log space (`log_ndtr`); its relative error is far below REL_MARGIN (1e-6), by
 which every value is moved in the safe direction (δ down; ε only where δ ≥ target·(1 + REL_MARGIN)).
 """
+
 from __future__ import annotations
 
 import math

@@ -16,6 +16,7 @@ Only the directions asked are built. `finer_epochs` recomposes allocation epochs
 answer's bracket is wide. The rules that choose the settings of a build (tail, tail-accurate floor, window) are
 the pipeline's (numeric.pld.pipeline).
 """
+
 from __future__ import annotations
 
 import math
@@ -95,8 +96,15 @@ class PldTable:
         return replace(self, notes=self.notes + notes)
 
 
-def build(config: Config, settings: Settings = Settings(), *, epsilon_max: float = 0.0, progress=None,
-          delta_floor: float | None = None, direction: str = "both") -> PldTable:
+def build(
+    config: Config,
+    settings: Settings = Settings(),
+    *,
+    epsilon_max: float = 0.0,
+    progress=None,
+    delta_floor: float | None = None,
+    direction: str = "both",
+) -> PldTable:
     """The table of `config` at `settings`: allocation windows resolve losses up to `epsilon_max`, and δ values
     down to `delta_floor` keep relative accuracy in the allocation (tail-accurate mode)."""
     mech = config.mechanism
@@ -133,8 +141,10 @@ def build(config: Config, settings: Settings = Settings(), *, epsilon_max: float
     else:
         low_plds, low_loss = _allocation_plds(config.steps, "lower, k = 1", *args)
         split = f"{k - r} of {block}" + (f" and {r} of {block + 1}" if r else "")
-        notes.append(f"k={k}: upper bound from splitting the t steps into k blocks ({split} steps) with one "
-                     "allocation each (F27's proof, upper only); lower bound from k=1 (monotone in k, F30)")
+        notes.append(
+            f"k={k}: upper bound from splitting the t steps into k blocks ({split} steps) with one "
+            "allocation each (F27's proof, upper only); lower bound from k=1 (monotone in k, F30)"
+        )
     parts = Epochs(tuple(upper), ((low_plds, (k if every_step else 1) * epochs),))
     plds = _compose_epochs(parts, dirs, settings, settings.loss_step, tick)
     # largest per-epoch loss resolved inside the allocation windows (S ≤ window)
@@ -145,15 +155,20 @@ def build(config: Config, settings: Settings = Settings(), *, epsilon_max: float
 GEOMETRIC_ALPHA, GEOMETRIC_BETA = 1e-2, 1e-12
 
 
-def _allocation_plds(steps: int, label: str, mech, settings: Settings, epsilon_max: float, delta_floor, notes: list,
-                     tick) -> tuple[dict, float]:
+def _allocation_plds(
+    steps: int, label: str, mech, settings: Settings, epsilon_max: float, delta_floor, notes: list, tick
+) -> tuple[dict, float]:
     """(PLDs of one epoch, largest per-epoch loss resolved in its window): the uniform exp-grid allocation, or —
     when its window would have to end below the single-step tail (heavy tails, e.g. Gaussian σ ≲ 0.8 at tiny δ;
     decided from the plan, before any array is built) — the paper's geometric-grid PLDs (F52, F53 with E14, E15,
     E17), whose multiplicative grid covers heavy tails at (α, β)-tightness, with +inf as its window loss.
     The upper PLDs come from the pair's upper loss law, the lower from its lower one (`Mechanism.loss_law`)."""
-    kwargs = {"epsilon_max": epsilon_max, "grid_step": settings.grid_step, "tail": settings.tail,
-              "delta_floor": delta_floor}
+    kwargs = {
+        "epsilon_max": epsilon_max,
+        "grid_step": settings.grid_step,
+        "tail": settings.tail,
+        "delta_floor": delta_floor,
+    }
     laws = {Bound(b): law for b, law in mech.loss_laws().items()}
     if all(planned(law, steps, **kwargs)[0] for law in laws.values()):
         return _geometric(laws, steps, delta_floor, notes, tick), math.inf
@@ -179,8 +194,9 @@ def allocation_runs(config: Config, epsilon_max: float, delta_floor, settings: S
     block, r = divmod(config.steps, config.k)
     runs = {block} | ({block + 1} if r else set()) | ({config.steps} if 1 < config.k < config.steps else set())
     for t in sorted(runs):
-        reduced, points = planned(law, t, epsilon_max=epsilon_max, grid_step=settings.grid_step, tail=settings.tail,
-                                  delta_floor=delta_floor)
+        reduced, points = planned(
+            law, t, epsilon_max=epsilon_max, grid_step=settings.grid_step, tail=settings.tail, delta_floor=delta_floor
+        )
         if reduced:
             out.append((t, "geometric", grid_points(law, t, GEOMETRIC_ALPHA, geometric_beta(delta_floor))))
         else:
@@ -197,10 +213,11 @@ def _geometric(laws: dict, steps: int, delta_floor, notes: list, tick) -> dict:
     for d in BOTH:
         for b in Bound:
             tick(f"geometric allocation {d} {b}")
-            out[d, b], _ = allocation_pld_geometric(laws[b], steps, d.value, b.value, alpha=GEOMETRIC_ALPHA,
-                                                    beta=beta)
-    notes.append(f"t={steps}: heavy tails exceed the uniform exp-grid; used the geometric-grid algorithm "
-                 f"(alpha={GEOMETRIC_ALPHA:g}, beta={beta:g})")
+            out[d, b], _ = allocation_pld_geometric(laws[b], steps, d.value, b.value, alpha=GEOMETRIC_ALPHA, beta=beta)
+    notes.append(
+        f"t={steps}: heavy tails exceed the uniform exp-grid; used the geometric-grid algorithm "
+        f"(alpha={GEOMETRIC_ALPHA:g}, beta={beta:g})"
+    )
     return out
 
 
@@ -259,8 +276,9 @@ def finer_epochs(table: PldTable, settings: Settings, quantity: str, at, progres
         lo, hi = (f(table[d, b].epsilon(at) for d in table.built) for f, b in ((min, "lower"), (max, "upper")))
         about = hi
     else:
-        lo, hi = (f(float(table[d, b].delta_bound(at)) for d in table.built)
-                  for f, b in ((min, "lower"), (max, "upper")))
+        lo, hi = (
+            f(float(table[d, b].delta_bound(at)) for d in table.built) for f, b in ((min, "lower"), (max, "upper"))
+        )
         about = abs(at)
     if not hi - lo > 0.01 * hi:  # narrow already (or no finite upper end to refine towards)
         return table

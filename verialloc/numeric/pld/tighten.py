@@ -15,6 +15,7 @@ lower bound, the min of upper bounds an upper bound).
   (h ≤ CHAIN_TOP·automatic). A step too fine for the uniform grid's size cap switches to the geometric grid,
   which ignores h: the chain keeps one such level.
 """
+
 from __future__ import annotations
 
 import math
@@ -35,8 +36,7 @@ CHAIN_TOP = 4.0
 MAX_GRID_STEP = 1.0
 
 
-def raised(lo: float, hi: float, candidate: float | None, what: str, note: str, config: Config,
-           notes: list) -> float:
+def raised(lo: float, hi: float, candidate: float | None, what: str, note: str, config: Config, notes: list) -> float:
     """The lower end lo raised to `candidate` when that is larger (`note` appended to notes)."""
     if candidate is None or candidate <= lo:
         return lo
@@ -61,8 +61,10 @@ def best_level(values: list[float], steps: list[float], end: str, notes: list) -
     pick = max if end == "lower" else min
     best = pick(range(len(values)), key=values.__getitem__)
     if values[best] != values[0]:
-        notes.append(f"{end} end from the coarser exp-grid step {steps[best]:g} of the dyadic chain of "
-                     f"{steps[0]:g} (best over grids, each a sound {end} bound)")
+        notes.append(
+            f"{end} end from the coarser exp-grid step {steps[best]:g} of the dyadic chain of "
+            f"{steps[0]:g} (best over grids, each a sound {end} bound)"
+        )
     return best
 
 
@@ -96,8 +98,10 @@ def fallback_upper(config: Config, target: float, notes: list) -> float:
     composed = summed_gaussian.epsilon_upper(config, target)
     if composed is None:
         return math.inf
-    notes.append("upper end from the composed Gaussian bound (post-processing of the k·E steps an element joins, "
-                 "F8, F13): the upper PLD gives none at this delta")
+    notes.append(
+        "upper end from the composed Gaussian bound (post-processing of the k·E steps an element joins, "
+        "F8, F13): the upper PLD gives none at this delta"
+    )
     return composed
 
 

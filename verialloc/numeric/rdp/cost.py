@@ -1,6 +1,7 @@
 """Cost of a float64 rdp query before it runs (numeric.rdp.rdp_accountant): C_RDP·N_α² seconds for the orders up to
 N_α (Miller recurrence; three times that where the binary-powering route serves t < N_α), bounded by the method
 itself at MAX_ORDER."""
+
 from __future__ import annotations
 
 import math
@@ -20,4 +21,4 @@ def estimate(config: Config, query: str, value, alpha_max=None) -> Estimate:
     else:
         n = alpha_max or MAX_ORDER
     factor = 3 if config.scheme == "allocation" and config.steps // config.k < n else 1
-    return Estimate(BASE_SECONDS + C_RDP * n ** 2 * factor, BASE_MEMORY + 64.0 * n, "alpha", n)
+    return Estimate(BASE_SECONDS + C_RDP * n**2 * factor, BASE_MEMORY + 64.0 * n, "alpha", n)

@@ -12,6 +12,7 @@ mechanism's own mpmath moment at a precision raised until D_j − 1 has 20 corre
 Every value carries an absolute error bound on its float64 logarithm (`err_log`, `err_excess`), so the
 recurrences can report a relative error budget.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -89,5 +90,6 @@ def _mp_log_excess(mech: Mechanism, k: int) -> float:
             if excess > 0 and -mp.log10(excess) + EXCESS_DIGITS + 5 <= dps:
                 return float(mp.log(excess))
         dps *= 2
-    raise UnsupportedRequest("mechanism", repr(mech), f"D_{k} − 1 is below 1e-{MAX_DPS - EXCESS_DIGITS} (P and Q nearly equal)")
-
+    raise UnsupportedRequest(
+        "mechanism", repr(mech), f"D_{k} − 1 is below 1e-{MAX_DPS - EXCESS_DIGITS} (P and Q nearly equal)"
+    )

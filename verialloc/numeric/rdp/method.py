@@ -1,6 +1,7 @@
 """The method "rdp" (verialloc.method.Method): float64 Rényi-DP curves and the F18 conversion; options
 `alpha_max` (an integer order in [2, MAX_ORDER], or None: adaptive) and `search_tol`; queries in rdp_accountant,
 cost in numeric.rdp.cost."""
+
 from __future__ import annotations
 
 from ...errors import InvalidParameter
@@ -17,16 +18,21 @@ class RdpMethod(Method):
     keywords = ("alpha_max", "search_tol")
     flags = (
         Flag("alpha-max", "alpha_max", f"largest integer order searched (default adaptive, <= {MAX_ORDER})"),
-        Flag("search-tol", "search_tol", "stop the order search when larger orders can improve ε by at most this "
-                                         "fraction (default 1e-3)"),
+        Flag(
+            "search-tol",
+            "search_tol",
+            "stop the order search when larger orders can improve ε by at most this fraction (default 1e-3)",
+        ),
     )
 
     def _check_types(self, options):
         alpha_max = options.get("alpha_max")
-        if alpha_max is not None and (not isinstance(alpha_max, int) or isinstance(alpha_max, bool)
-                                      or not 2 <= alpha_max <= MAX_ORDER):
-            raise InvalidParameter("alpha_max", abbreviated(alpha_max),
-                                   f"must be an integer in [2, {MAX_ORDER}] or None")
+        if alpha_max is not None and (
+            not isinstance(alpha_max, int) or isinstance(alpha_max, bool) or not 2 <= alpha_max <= MAX_ORDER
+        ):
+            raise InvalidParameter(
+                "alpha_max", abbreviated(alpha_max), f"must be an integer in [2, {MAX_ORDER}] or None"
+            )
 
     def options_from_flags(self, given):
         out = {}

@@ -19,6 +19,7 @@
   (ε and δ down for the upper ends, since δ(ε) and ε(δ) are non-increasing; a fractional α down for the
   lower and up for the upper end; the Poisson rate up for upper and down for lower curves).
 """
+
 from __future__ import annotations
 
 import math
@@ -41,8 +42,10 @@ DEFAULT_ALPHA_MAX = 256
 SMALL_T_CAP = 2048
 #: the adaptive search stops once larger orders can improve the bound by at most this fraction
 SEARCH_TOL = 1e-3
-_NO_ADD = ("the RDP route has a remove-direction formula only for allocation (F38, erratum E2); "
-           "use direction=remove, or --method pld for add/both")
+_NO_ADD = (
+    "the RDP route has a remove-direction formula only for allocation (F38, erratum E2); "
+    "use direction=remove, or --method pld for add/both"
+)
 FLOAT_NOTE = "float64 log-space evaluation: `digits` does not apply; the bracket carries the float budget"
 
 
@@ -65,23 +68,37 @@ def rdp(config: Config, alpha, digits: int = 30) -> Bracket:
         lower_curve = _curve(config, "remove", n, rate_side="down")
     if a.denominator == 1:
         lo, hi = float(lower_curve.bounds()[0][n]), float(upper_curve.bounds()[1][n])
-        route = "integer order (log-space generating function)" if config.scheme == "allocation" else "integer order (binomial expansion)"
+        route = (
+            "integer order (log-space generating function)"
+            if config.scheme == "allocation"
+            else "integer order (binomial expansion)"
+        )
     else:
         # R_α is non-decreasing in α: evaluate the lower end at float64 α' <= α, the upper end at α'' >= α
         a_low, a_high = float_down(a), float_up(a)
         lo = fractional_rdp(lower_curve, a_low)[0] if a_low > 1 else 0.0
         hi = fractional_rdp(upper_curve, a_high)[1] if a_high < n else float(upper_curve.bounds()[1][n])
-        route = "alpha in (1, 2): R_alpha <= R_2 (convexity, ln D_1 = 0)" if a < 2 else "F20 chord between integer orders"
+        route = (
+            "alpha in (1, 2): R_alpha <= R_2 (convexity, ln D_1 = 0)" if a < 2 else "F20 chord between integer orders"
+        )
     notes = [route, FLOAT_NOTE]
     if config.scheme == "allocation" and config.k > 1:
-        notes.append("k > 1: upper (k - r) * R(floor(t/k)) + r * R(ceil(t/k)), r = t mod k (F27 with unequal blocks, "
-                     "F21); lower from k = 1 (monotone in k, [004] Lemma D.1)")
+        notes.append(
+            "k > 1: upper (k - r) * R(floor(t/k)) + r * R(ceil(t/k)), r = t mod k (F27 with unequal blocks, "
+            "F21); lower from k = 1 (monotone in k, [004] Lemma D.1)"
+        )
     details = {"alpha": int(a) if a.denominator == 1 else float(a), "notes": notes}
     return Bracket("rdp", mp.mpf(min(lo, hi)), mp.mpf(hi), METHOD, "remove", "bound", details)
 
 
-def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, alpha_max: int | None = None,
-          search_tol: float = SEARCH_TOL) -> Bracket:
+def delta(
+    config: Config,
+    epsilon,
+    direction: str = "both",
+    digits: int = 30,
+    alpha_max: int | None = None,
+    search_tol: float = SEARCH_TOL,
+) -> Bracket:
     """Upper bound on δ(ε) by F18 over the searched orders; lower end trivial (I1)."""
     check_digits(digits)
     eps = real("epsilon", epsilon)
@@ -89,17 +106,36 @@ def delta(config: Config, epsilon, direction: str = "both", digits: int = 30, al
     lower = trivial_delta_lower(eps)
 
     def one(d: str) -> Bracket:
-        (log_value, order), n, gap = _search(config, d, alpha_max, search_tol, lambda c: delta_bound(c, eps_low),
-                                             lambda c, best: math.expm1(min(delta_gap(c, best[0], eps_low, MAX_ORDER), 700.0)))
+        (log_value, order), n, gap = _search(
+            config,
+            d,
+            alpha_max,
+            search_tol,
+            lambda c: delta_bound(c, eps_low),
+            lambda c, best: math.expm1(min(delta_gap(c, best[0], eps_low, MAX_ORDER), 700.0)),
+        )
         value = exp_up(log_value)  # ln δ <= log_value (rounded up), e^x rounded up
-        return Bracket("delta", min(mp.mpf(lower), value), value, METHOD, d, "bound",
-                       _details(order, n, gap, "lower = max(0, 1 - e^eps) is the trivial bound (I1), rounded down"))
+        return Bracket(
+            "delta",
+            min(mp.mpf(lower), value),
+            value,
+            METHOD,
+            d,
+            "bound",
+            _details(order, n, gap, "lower = max(0, 1 - e^eps) is the trivial bound (I1), rounded down"),
+        )
 
     return _per_direction(config, direction, one)
 
 
-def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, alpha_max: int | None = None,
-            search_tol: float = SEARCH_TOL) -> Bracket:
+def epsilon(
+    config: Config,
+    delta,
+    direction: str = "both",
+    digits: int = 30,
+    alpha_max: int | None = None,
+    search_tol: float = SEARCH_TOL,
+) -> Bracket:
     """Upper bound on ε(δ) by F18 over the searched orders (F19 search); lower end trivial (I1)."""
     check_digits(digits)
     target = open_unit("delta", delta)
@@ -109,10 +145,23 @@ def epsilon(config: Config, delta, direction: str = "both", digits: int = 30, al
     lower = trivial_epsilon_lower(target)
 
     def one(d: str) -> Bracket:
-        (value, order), n, gap = _search(config, d, alpha_max, search_tol, lambda c: epsilon_bound(c, target_low),
-                                         lambda c, best: epsilon_gap(c, best[0], target_low, MAX_ORDER) / max(abs(best[0]), 1e-300))
-        return Bracket("epsilon", mp.mpf(min(lower, value)), mp.mpf(value), METHOD, d, "bound",
-                       _details(order, n, gap, "lower = ln(1 - delta) is the trivial bound (I1), rounded down"))
+        (value, order), n, gap = _search(
+            config,
+            d,
+            alpha_max,
+            search_tol,
+            lambda c: epsilon_bound(c, target_low),
+            lambda c, best: epsilon_gap(c, best[0], target_low, MAX_ORDER) / max(abs(best[0]), 1e-300),
+        )
+        return Bracket(
+            "epsilon",
+            mp.mpf(min(lower, value)),
+            mp.mpf(value),
+            METHOD,
+            d,
+            "bound",
+            _details(order, n, gap, "lower = ln(1 - delta) is the trivial bound (I1), rounded down"),
+        )
 
     return _per_direction(config, direction, one)
 
@@ -154,8 +203,12 @@ def _curve(config: Config, direction: str, n: int, rate_side: str = "up") -> Rdp
         return poisson_rdp_curve(mech, rate, n).scaled(factor)
     pairs = mech.finite_pairs()
     if pairs is None or pairs[0] is not pairs[1]:  # the F5 sum runs over a finite pair's atoms
-        raise UnsupportedRequest("direction", direction, f"Poisson add-direction RDP is computed for finite pairs only "
-                                 f"(not {mech.name}); use direction=remove, or --method pld")
+        raise UnsupportedRequest(
+            "direction",
+            direction,
+            f"Poisson add-direction RDP is computed for finite pairs only "
+            f"(not {mech.name}); use direction=remove, or --method pld",
+        )
     return poisson_add_rdp_curve(mech, rate, n).scaled(factor)
 
 
@@ -174,8 +227,18 @@ def _per_direction(config: Config, direction: str, one) -> Bracket:
 def _details(order: float, n: int, gap, lower_note: str) -> dict:
     """`improvement_left`: relative amount by which orders in (alpha_max, 10⁴] could still improve the bound
     (F19 argument; 0 = no larger order can help; None = alpha_max fixed by the caller, not examined)."""
-    search = ("orders fixed by alpha_max" if gap is None else
-              f"larger orders (up to {MAX_ORDER}) could improve the bound by at most {gap:.3g} (relative, F19)")
-    return {"alpha": order, "alpha_max": n, "improvement_left": gap,
-            "notes": [f"upper bound by F18 (Canonne-Kamath-Steinke Prop. 12) at alpha={order:g}; {search}",
-                      lower_note, FLOAT_NOTE]}
+    search = (
+        "orders fixed by alpha_max"
+        if gap is None
+        else f"larger orders (up to {MAX_ORDER}) could improve the bound by at most {gap:.3g} (relative, F19)"
+    )
+    return {
+        "alpha": order,
+        "alpha_max": n,
+        "improvement_left": gap,
+        "notes": [
+            f"upper bound by F18 (Canonne-Kamath-Steinke Prop. 12) at alpha={order:g}; {search}",
+            lower_note,
+            FLOAT_NOTE,
+        ],
+    }

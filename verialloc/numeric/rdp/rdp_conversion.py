@@ -17,6 +17,7 @@ survives composition (both sides add up, F21).
 Non-integer α > 2 (F20, Wang–Balle–Kasiviswanathan Cor. 10): with θ = α − ⌊α⌋,
 (α−1)R_α <= (1−θ)(⌊α⌋−1)R_⌊α⌋ + θ(⌈α⌉−1)R_⌈α⌉ (the same chord argument); lower bound R_α >= R_⌊α⌋ (monotonicity).
 """
+
 from __future__ import annotations
 
 import math
@@ -52,7 +53,9 @@ def log_delta_f18(alpha: np.ndarray, rho: np.ndarray, epsilon: float, pad: bool 
     value = parts[0] + parts[1] + parts[2]
     if not pad:
         return value
-    return round_up(value + 8 * U * (np.abs(parts[0]) + np.abs(rho) * alpha + abs(epsilon) * alpha + 4 + np.abs(parts[2])))
+    return round_up(
+        value + 8 * U * (np.abs(parts[0]) + np.abs(rho) * alpha + abs(epsilon) * alpha + 4 + np.abs(parts[2]))
+    )
 
 
 def epsilon_f18(alpha: np.ndarray, rho: np.ndarray, delta: float, pad: bool = False) -> np.ndarray:

@@ -18,6 +18,7 @@ terms (the recurrence uses the sharper share-weighted mean, see `_miller_excess`
 by 8u·(|largest log term| + |result| + log₂ n + 4)); these bounds are propagated term by term, giving
 `rel_err[α]`, a bound on the relative error of R_α (see `RdpCurve.bounds`).
 """
+
 from __future__ import annotations
 
 import math
@@ -109,7 +110,11 @@ def poisson_rdp_curve(mech: Mechanism, rate: float, alpha_max: int) -> RdpCurve:
         rest = (a - j) * log_rest if lam < 1 else np.where(j == a, 0.0, -np.inf)
         terms = lg[a] - lg[j] - lg[a - j] + j * log_lam + rest + lm.log_excess[j]
         log_excess[a], rho = _lse(terms)
-        err[a] = float(np.max(lm.err_excess[j])) + rho + 8 * U * (lg[a] + a * (abs(log_lam) + (abs(log_rest) if lam < 1 else 0)))
+        err[a] = (
+            float(np.max(lm.err_excess[j]))
+            + rho
+            + 8 * U * (lg[a] + a * (abs(log_lam) + (abs(log_rest) if lam < 1 else 0)))
+        )
     return _curve(log_excess, err)
 
 
@@ -184,8 +189,11 @@ def _miller_excess(lg, eg, t: int):
         if total == -np.inf:
             continue
         binom_err = 2 * U * k * np.cumsum(np.abs(ratio) + 1)
-        term_err = (np.maximum(eg_f[1 : m + 1] + eda[back], ex[back]) + binom_err
-                    + 8 * U * (np.abs(lw) + k * log_t + ag[1 : m + 1] + np.abs(lda[back]) + _abs_finite(lx[back]) + 4))
+        term_err = (
+            np.maximum(eg_f[1 : m + 1] + eda[back], ex[back])
+            + binom_err
+            + 8 * U * (np.abs(lw) + k * log_t + ag[1 : m + 1] + np.abs(lda[back]) + _abs_finite(lx[back]) + 4)
+        )
         share = np.exp(x - total)
         ex[m] = min(float(np.max(term_err)), 1.01 * float(np.dot(share, term_err))) + rho
         lda[m] = np.logaddexp(0.0, total)

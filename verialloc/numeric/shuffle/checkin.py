@@ -4,6 +4,7 @@ Adjacency is replacement of one record ("at index 1"); the (ε, δ)-closeness of
 holds for both orders of the pair (remove and add alike). Local randomizers are ε0-DP (pure) unless a δ0 is
 given (Lemma A.3, F67). Float64 closed forms; main-text theorems are reconstructed from the proofs (§8).
 """
+
 from __future__ import annotations
 
 import math

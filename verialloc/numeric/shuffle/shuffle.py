@@ -17,6 +17,7 @@
 Float64 throughout (this module never imports the exact layer); values carry about 1e-13 relative rounding,
 absorbed by `ROUNDING` in the returned upper brackets.
 """
+
 from __future__ import annotations
 
 import math
@@ -140,8 +141,10 @@ def _subsampled(s: float, m: int, gamma: float, lam: int) -> float:
     log_gamma = math.log(gamma)
     second = min(math.log(4) + float(_log_expm1(e2)) if e2 > 0 else -math.inf, math.log(2) + e2)
     terms = [2 * log_gamma + _log_comb(lam, 2) + second]
-    terms += [math.log(2) + j * log_gamma + _log_comb(lam, j) + (j - 1) * shuffle_gaussian_rdp(s, m, j)
-              for j in range(3, lam + 1)]
+    terms += [
+        math.log(2) + j * log_gamma + _log_comb(lam, j) + (j - 1) * shuffle_gaussian_rdp(s, m, j)
+        for j in range(3, lam + 1)
+    ]
     return _log1p_exp(float(logsumexp(terms))) / (lam - 1)
 
 
@@ -224,9 +227,21 @@ def shuffle_epsilon(sigma, n, delta, *, compositions=1, max_order=DEFAULT_MAX_OR
     s, n = positive("sigma", sigma), integer("n", n)
     c = integer("compositions", compositions)
     eps, lam = epsilon_from_rdp(lambda a: c * shuffle_gaussian_rdp(s, n, a), delta, max_order)
-    return Bracket("epsilon", mp.mpf(0), mp.mpf(eps) * (1 + ROUNDING), METHOD, "remove", "bound",
-                   {"order": lam, "rdp": c * shuffle_gaussian_rdp(s, n, lam), "conversion": "F18 ([001] eq. 4)",
-                    "max_order": int(max_order), "compositions": c})
+    return Bracket(
+        "epsilon",
+        mp.mpf(0),
+        mp.mpf(eps) * (1 + ROUNDING),
+        METHOD,
+        "remove",
+        "bound",
+        {
+            "order": lam,
+            "rdp": c * shuffle_gaussian_rdp(s, n, lam),
+            "conversion": "F18 ([001] eq. 4)",
+            "max_order": int(max_order),
+            "compositions": c,
+        },
+    )
 
 
 def clones_baseline_delta(epsilon, eps0, delta0, n, delta) -> tuple[float, bool]:

@@ -12,6 +12,7 @@ bracket must overlap every other (lower_A ≤ upper_B, the exact layer and the t
     >>> summary_json(report)["violations"]                                      # doctest: +SKIP
     []
 """
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,22 @@ from .cases import FAMILIES, Case, cases
 from .checks import judge
 from .runner import ALL_METHODS, CaseResult, Report, evaluate, fuzz, replay
 
-__all__ = ["ALL_METHODS", "FAMILIES", "Case", "CaseResult", "Report", "cases", "evaluate", "fuzz", "judge",
-           "replay", "summary_json", "case_json", "strict_json", "counts"]
+__all__ = [
+    "ALL_METHODS",
+    "FAMILIES",
+    "Case",
+    "CaseResult",
+    "Report",
+    "cases",
+    "evaluate",
+    "fuzz",
+    "judge",
+    "replay",
+    "summary_json",
+    "case_json",
+    "strict_json",
+    "counts",
+]
 
 STATUSES = ("ok", "na", "timeout", "crash", "skipped")
 
@@ -34,8 +49,10 @@ def counts(report: Report) -> dict:
     per-status method outcomes}}."""
     out: dict = {}
     for r in report.cases:
-        row = out.setdefault(r.case.family, {"cases": 0, "checks": 0, "seconds": 0.0, "violations": 0,
-                                             "mc_misses": 0, **{s: 0 for s in STATUSES}})
+        row = out.setdefault(
+            r.case.family,
+            {"cases": 0, "checks": 0, "seconds": 0.0, "violations": 0, "mc_misses": 0, **{s: 0 for s in STATUSES}},
+        )
         row["cases"] += 1
         row["checks"] += r.checks
         row["seconds"] += r.seconds
@@ -49,23 +66,39 @@ def counts(report: Report) -> dict:
 
 def summary_json(report: Report) -> dict:
     """The JSON-ready report: settings, counts per family, every distinct violation (with commands)."""
-    return strict_json({
-        "command": "fuzz", "seed": report.seed, "methods": list(report.methods), "families": list(report.families),
-        "seconds": round(report.seconds, 3), "runs": report.runs, "cases": len(report.cases),
-        "counts": counts(report),
-        "violations": [dict(v.as_dict(), occurrences=report.occurrences.get(sig, 0), shrunk=sig in report.shrunk)
-                       for sig, v in report.found.items()],
-        "notes": report.notes,
-    })
+    return strict_json(
+        {
+            "command": "fuzz",
+            "seed": report.seed,
+            "methods": list(report.methods),
+            "families": list(report.families),
+            "seconds": round(report.seconds, 3),
+            "runs": report.runs,
+            "cases": len(report.cases),
+            "counts": counts(report),
+            "violations": [
+                dict(v.as_dict(), occurrences=report.occurrences.get(sig, 0), shrunk=sig in report.shrunk)
+                for sig, v in report.found.items()
+            ],
+            "notes": report.notes,
+        }
+    )
 
 
 def case_json(result: CaseResult) -> dict:
     """One evaluated case: every method's outcome and the violations."""
-    return strict_json({
-        "case": result.case.to_dict(), "description": result.case.describe(), "seconds": round(result.seconds, 3),
-        "results": {name: {k: v for k, v in out.items() if k != "traceback"} for name, out in result.results.items()},
-        "violations": [v.as_dict() for v in result.violations], "mc_misses": result.mc_misses,
-    })
+    return strict_json(
+        {
+            "case": result.case.to_dict(),
+            "description": result.case.describe(),
+            "seconds": round(result.seconds, 3),
+            "results": {
+                name: {k: v for k, v in out.items() if k != "traceback"} for name, out in result.results.items()
+            },
+            "violations": [v.as_dict() for v in result.violations],
+            "mc_misses": result.mc_misses,
+        }
+    )
 
 
 def strict_json(x):

@@ -5,6 +5,7 @@ A `Case` is a mechanism (family + parameter, or a finite pair p, q), a configura
 a query (δ(ε) or ε(δ)) with a direction, and a relative offset of the claim handed to `certify` (the claim is the
 exact value times 1 + offset). Every number is an exact `Fraction`, so a case replays identically everywhere.
 """
+
 from __future__ import annotations
 
 import json
@@ -52,8 +53,9 @@ class Case:
         return MAKE[self.family](self.param)
 
     def config(self) -> Config:
-        return Config(self.mechanism(), scheme=self.scheme, steps=self.steps, k=self.k, epochs=self.epochs,
-                      rate=self.rate)
+        return Config(
+            self.mechanism(), scheme=self.scheme, steps=self.steps, k=self.k, epochs=self.epochs, rate=self.rate
+        )
 
     def to_dict(self) -> dict:
         out = {}
@@ -84,11 +86,16 @@ class Case:
         return "epsilon" if self.quantity == "delta" else "delta"
 
     def describe(self) -> str:
-        mech = (f"{self.family}({PARAM_FLAG[self.family]}={text(self.param)})" if self.family != "discrete"
-                else f"discrete(p=[{', '.join(map(text, self.p))}], q=[{', '.join(map(text, self.q))}])")
+        mech = (
+            f"{self.family}({PARAM_FLAG[self.family]}={text(self.param)})"
+            if self.family != "discrete"
+            else f"discrete(p=[{', '.join(map(text, self.p))}], q=[{', '.join(map(text, self.q))}])"
+        )
         rate = f" rate={text(self.rate)}" if self.rate is not None else ""
-        return (f"{mech} {self.scheme} t={self.steps} k={self.k} E={self.epochs}{rate}: "
-                f"{self.quantity}({self.value_flag}={text(self.value)}) [{self.direction}]")
+        return (
+            f"{mech} {self.scheme} t={self.steps} k={self.k} E={self.epochs}{rate}: "
+            f"{self.quantity}({self.value_flag}={text(self.value)}) [{self.direction}]"
+        )
 
     # --- command lines -----------------------------------------------------------------------------
     def _prefix(self) -> str:
@@ -99,7 +106,9 @@ class Case:
 
     def config_flags(self) -> list[str]:
         flags = ["--mechanism", self.family]
-        flags += ["--pair", PAIR_FILE] if self.family == "discrete" else [f"--{PARAM_FLAG[self.family]}", text(self.param)]
+        flags += (
+            ["--pair", PAIR_FILE] if self.family == "discrete" else [f"--{PARAM_FLAG[self.family]}", text(self.param)]
+        )
         flags += ["--scheme", self.scheme, "--steps", str(self.steps)]
         if self.k != 1:
             flags += ["--k", str(self.k)]
@@ -110,15 +119,38 @@ class Case:
         return flags
 
     def query_command(self, method: str, method_flags: list[str], digits: int = 20) -> str:
-        args = ["verialloc", self.quantity, *self.config_flags(), f"--{self.value_flag}", text(self.value),
-                "--direction", self.direction, "--method", method, *method_flags, "--digits", str(digits)]
+        args = [
+            "verialloc",
+            self.quantity,
+            *self.config_flags(),
+            f"--{self.value_flag}",
+            text(self.value),
+            "--direction",
+            self.direction,
+            "--method",
+            method,
+            *method_flags,
+            "--digits",
+            str(digits),
+        ]
         return self._prefix() + shlex.join(args)
 
     def certify_command(self, claim: Fraction, budget: float) -> str:
-        target = (["--delta", text(self.value), "--claimed-epsilon", text(claim)] if self.quantity == "epsilon"
-                  else ["--epsilon", text(self.value), "--claimed-delta", text(claim)])
-        args = ["verialloc", "certify", *self.config_flags(), *target, "--direction", self.direction,
-                "--budget", f"{budget:g}"]
+        target = (
+            ["--delta", text(self.value), "--claimed-epsilon", text(claim)]
+            if self.quantity == "epsilon"
+            else ["--epsilon", text(self.value), "--claimed-delta", text(claim)]
+        )
+        args = [
+            "verialloc",
+            "certify",
+            *self.config_flags(),
+            *target,
+            "--direction",
+            self.direction,
+            "--budget",
+            f"{budget:g}",
+        ]
         return self._prefix() + shlex.join(args)
 
     def replay_command(self) -> str:
@@ -127,15 +159,19 @@ class Case:
     def python_config(self) -> str:
         """Python source building `config` (imports included)."""
         if self.family == "discrete":
-            mech = (f"DiscretePair([{', '.join(repr(text(x)) for x in self.p)}], "
-                    f"[{', '.join(repr(text(x)) for x in self.q)}])")
+            mech = (
+                f"DiscretePair([{', '.join(repr(text(x)) for x in self.p)}], "
+                f"[{', '.join(repr(text(x)) for x in self.q)}])"
+            )
         else:
             mech = f"{MAKE[self.family].__name__}({text(self.param)!r})"
         rate = f", rate={text(self.rate)!r}" if self.rate is not None else ""
-        return ("from verialloc import api\nfrom verialloc.config import Config\n"
-                "from verialloc.mechanisms import DiscretePair, Gaussian, Laplace, RandomizedResponse\n"
-                f"config = Config({mech}, scheme={self.scheme!r}, steps={self.steps}, k={self.k}, "
-                f"epochs={self.epochs}{rate})\n")
+        return (
+            "from verialloc import api\nfrom verialloc.config import Config\n"
+            "from verialloc.mechanisms import DiscretePair, Gaussian, Laplace, RandomizedResponse\n"
+            f"config = Config({mech}, scheme={self.scheme!r}, steps={self.steps}, k={self.k}, "
+            f"epochs={self.epochs}{rate})\n"
+        )
 
 
 def text(x: Fraction) -> str:
@@ -193,20 +229,25 @@ def log_uniform(lo: float, hi: float):
 def dyadic(lo: Fraction, hi: Fraction, max_exponent: int = 12):
     """n/2^j in [lo, hi] (exact in binary floating point: 7/8, 3/1024, ...)."""
     return st.integers(0, max_exponent).flatmap(
-        lambda j: st.integers(math.ceil(lo * 2**j), math.floor(hi * 2**j)).map(lambda n: Fraction(n, 2**j)))
+        lambda j: st.integers(math.ceil(lo * 2**j), math.floor(hi * 2**j)).map(lambda n: Fraction(n, 2**j))
+    )
 
 
 def grid_multiple(lo: Fraction, hi: Fraction):
     """Multiples of a loss grid step (1e-4 or 1e-3) in [lo, hi]."""
     return st.sampled_from(GRID_STEPS).flatmap(
-        lambda s: st.integers(math.ceil(lo / s), math.floor(hi / s)).map(lambda n: n * s))
+        lambda s: st.integers(math.ceil(lo / s), math.floor(hi / s)).map(lambda n: n * s)
+    )
 
 
 def positive_real(lo: float, hi: float, extra=()):
     """A positive parameter: dyadic, grid-aligned, continuous (log scale) or one of `extra`."""
     flo, fhi = _float(lo), _float(hi)
-    choices = [dyadic(flo, fhi).filter(lambda x: x > 0), grid_multiple(flo, fhi).filter(lambda x: x > 0),
-               log_uniform(lo, hi)]
+    choices = [
+        dyadic(flo, fhi).filter(lambda x: x > 0),
+        grid_multiple(flo, fhi).filter(lambda x: x > 0),
+        log_uniform(lo, hi),
+    ]
     if extra:
         choices.append(st.sampled_from([Fraction(x) for x in extra]))
     return st.one_of(choices)
@@ -248,20 +289,34 @@ def steps_values():
 def epsilons():
     """ε in [−5, 200]: dyadic, grid-aligned, continuous (uniform and log scale), or a special value."""
     lo, hi = Fraction(-5), Fraction(200)
-    return st.one_of(dyadic(lo, hi, 6), grid_multiple(lo, hi), st.floats(-5, 200).map(_float),
-                     log_uniform(1e-6, 200), st.sampled_from([Fraction(0), Fraction(-5), Fraction(200)]))
+    return st.one_of(
+        dyadic(lo, hi, 6),
+        grid_multiple(lo, hi),
+        st.floats(-5, 200).map(_float),
+        log_uniform(1e-6, 200),
+        st.sampled_from([Fraction(0), Fraction(-5), Fraction(200)]),
+    )
 
 
 def deltas():
     """δ in [1e-300, 0.5]: m·10^-e, 2^-j, continuous log scale, or a special value."""
     decimal = st.builds(lambda m, e: Fraction(m, 10**e), st.integers(1, 9), st.integers(1, 300))
-    return st.one_of(decimal, st.integers(1, 996).map(lambda j: Fraction(1, 2**j)), log_uniform(1e-300, 0.5),
-                     st.sampled_from([Fraction(1, 2), Fraction(1, 10**300)]))
+    return st.one_of(
+        decimal,
+        st.integers(1, 996).map(lambda j: Fraction(1, 2**j)),
+        log_uniform(1e-300, 0.5),
+        st.sampled_from([Fraction(1, 2), Fraction(1, 10**300)]),
+    )
 
 
 def rates():
-    return st.one_of(st.none(), st.just(Fraction(1)), st.integers(1, 20).map(lambda j: Fraction(1, 2**j)),
-                     log_uniform(1e-6, 1), st.integers(1, 9).flatmap(lambda d: st.integers(1, d).map(lambda n: Fraction(n, d))))
+    return st.one_of(
+        st.none(),
+        st.just(Fraction(1)),
+        st.integers(1, 20).map(lambda j: Fraction(1, 2**j)),
+        log_uniform(1e-6, 1),
+        st.integers(1, 9).flatmap(lambda d: st.integers(1, d).map(lambda n: Fraction(n, d))),
+    )
 
 
 @st.composite

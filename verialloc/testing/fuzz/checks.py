@@ -15,6 +15,7 @@ exception), "timeout", "skipped" (estimated too costly). Judgement (`judge`):
 * certify verdicts against the exact value: CERTIFIED needs claim ≥ exact, REFUTED needs claim < exact;
 * a crash, a NaN end, or an internal "a bug" error of a method is a violation.
 """
+
 from __future__ import annotations
 
 import time
@@ -108,13 +109,21 @@ def _exact_mpf(x) -> mp.mpf:
 def _certify(case: Case, claim: Fraction, budget: float) -> dict:
     from ...certify import certify, make_claim
 
-    made = (make_claim(delta=case.value, claimed_epsilon=claim) if case.quantity == "epsilon"
-            else make_claim(epsilon=case.value, claimed_delta=claim))
+    made = (
+        make_claim(delta=case.value, claimed_epsilon=claim)
+        if case.quantity == "epsilon"
+        else make_claim(epsilon=case.value, claimed_delta=claim)
+    )
     cert = certify(case.config(), made, case.direction, budget)
     kinds = {getattr(s, "error_kind", "bound") for s in cert.steps}
-    return {"status": "ok", "lower": _exact_mpf(cert.lower), "upper": _exact_mpf(cert.upper), "verdict": cert.verdict,
-            "error_kind": "quadrature" if "quadrature" in kinds else "bound",
-            "steps": [getattr(s, "method", "?") for s in cert.steps]}
+    return {
+        "status": "ok",
+        "lower": _exact_mpf(cert.lower),
+        "upper": _exact_mpf(cert.upper),
+        "verdict": cert.verdict,
+        "error_kind": "quadrature" if "quadrature" in kinds else "bound",
+        "steps": [getattr(s, "method", "?") for s in cert.steps],
+    }
 
 
 # --- judgement ----------------------------------------------------------------------------------------
@@ -135,9 +144,17 @@ class Violation:
         return (self.kind, self.methods, self.case.family, self.case.scheme, extra)
 
     def as_dict(self) -> dict:
-        return {"kind": self.kind, "methods": list(self.methods), "label": self.label, "message": self.message,
-                "case": self.case.to_dict(), "description": self.case.describe(), "commands": self.commands,
-                "replay": self.case.replay_command(), "python": self.python}
+        return {
+            "kind": self.kind,
+            "methods": list(self.methods),
+            "label": self.label,
+            "message": self.message,
+            "case": self.case.to_dict(),
+            "description": self.case.describe(),
+            "commands": self.commands,
+            "replay": self.case.replay_command(),
+            "python": self.python,
+        }
 
 
 def trivial(case: Case) -> dict:
@@ -161,10 +178,16 @@ def _judge(case: Case, results: dict, claim, budget) -> tuple[list, int]:
         if out["status"] == "crash":
             violations.append(_violation(case, "crash", (name,), out["error"], claim, budget))
         elif out["status"] == "ok" and (mp.isnan(out["lower"]) or mp.isnan(out["upper"])):
-            violations.append(_violation(case, "nan", (name,), f"NaN in the bracket [{out['lower']}, {out['upper']}]",
-                                         claim, budget))
-    sound = {n: o for n, o in results.items() if o["status"] == "ok" and o["error_kind"] in CERTIFIED_KINDS
-             and not (mp.isnan(o["lower"]) or mp.isnan(o["upper"]))}
+            violations.append(
+                _violation(case, "nan", (name,), f"NaN in the bracket [{out['lower']}, {out['upper']}]", claim, budget)
+            )
+    sound = {
+        n: o
+        for n, o in results.items()
+        if o["status"] == "ok"
+        and o["error_kind"] in CERTIFIED_KINDS
+        and not (mp.isnan(o["lower"]) or mp.isnan(o["upper"]))
+    }
     for a, oa in sound.items():
         for b, ob in sound.items():
             if a == b or (a, b) == ("trivial", "trivial"):
@@ -176,12 +199,17 @@ def _judge(case: Case, results: dict, claim, budget) -> tuple[list, int]:
             if oa["lower"] > ob["upper"] + tol:
                 gap = oa["lower"] - ob["upper"]
                 rel = gap / abs(ob["upper"]) if ob["upper"] not in (0, mp.inf, -mp.inf) else mp.inf
-                msg = (f"lower end of {a} {_num(oa['lower'])} > upper end of {b} {_num(ob['upper'])} "
-                       f"(gap {_num(gap, 4)}, relative {_num(rel, 3)}); {a} [{oa['error_kind']}] = "
-                       f"[{_num(oa['lower'])}, {_num(oa['upper'])}], {b} [{ob['error_kind']}] = "
-                       f"[{_num(ob['lower'])}, {_num(ob['upper'])}]")
-                label = ", ".join(x for x in ("quadrature (estimated)" if quad else "",
-                                              "rounding-level" if rel < ROUNDING_RTOL else "") if x)
+                msg = (
+                    f"lower end of {a} {_num(oa['lower'])} > upper end of {b} {_num(ob['upper'])} "
+                    f"(gap {_num(gap, 4)}, relative {_num(rel, 3)}); {a} [{oa['error_kind']}] = "
+                    f"[{_num(oa['lower'])}, {_num(oa['upper'])}], {b} [{ob['error_kind']}] = "
+                    f"[{_num(ob['lower'])}, {_num(ob['upper'])}]"
+                )
+                label = ", ".join(
+                    x
+                    for x in ("quadrature (estimated)" if quad else "", "rounding-level" if rel < ROUNDING_RTOL else "")
+                    if x
+                )
                 violations.append(_violation(case, "bracket", (a, b), msg, claim, budget, label))
     misses = 0
     exact = results.get("exact")
@@ -196,11 +224,16 @@ def _judge(case: Case, results: dict, claim, budget) -> tuple[list, int]:
         lo, hi = min(lo, exact["lower"]), max(hi, exact["upper"])
         bad = (cert["verdict"] == "certified" and c < lo) or (cert["verdict"] == "refuted" and c >= hi)
         if bad:
-            msg = (f"verdict {cert['verdict'].upper()} for claim {text(claim)} but the exact value is "
-                   f"[{_num(exact['lower'])}, {_num(exact['upper'])}] ({exact['error_kind']}); certificate bracket "
-                   f"[{_num(cert['lower'])}, {_num(cert['upper'])}] from steps {cert.get('steps')}")
-            violations.append(_violation(case, "certify", ("certify", "exact"), msg, claim, budget,
-                                         "quadrature (estimated)" if quad else ""))
+            msg = (
+                f"verdict {cert['verdict'].upper()} for claim {text(claim)} but the exact value is "
+                f"[{_num(exact['lower'])}, {_num(exact['upper'])}] ({exact['error_kind']}); certificate bracket "
+                f"[{_num(cert['lower'])}, {_num(cert['upper'])}] from steps {cert.get('steps')}"
+            )
+            violations.append(
+                _violation(
+                    case, "certify", ("certify", "exact"), msg, claim, budget, "quadrature (estimated)" if quad else ""
+                )
+            )
     return violations, misses
 
 
@@ -210,9 +243,12 @@ def count_checks(results: dict, claim) -> int:
     sound = [n for n, o in results.items() if o["status"] == "ok" and o["error_kind"] in CERTIFIED_KINDS]
     exact, cert = results.get("exact"), results.get("certify")
     paired = exact is not None and exact["status"] == "ok"
-    return (len(results) + len(sound) * (len(sound) - 1)
-            + (len(_estimates(results)) if paired else 0)
-            + int(paired and claim is not None and cert is not None and cert["status"] == "ok"))
+    return (
+        len(results)
+        + len(sound) * (len(sound) - 1)
+        + (len(_estimates(results)) if paired else 0)
+        + int(paired and claim is not None and cert is not None and cert["status"] == "ok")
+    )
 
 
 def _estimates(results: dict) -> list:
@@ -250,12 +286,17 @@ def python_snippet(case: Case, methods, claim, budget) -> str:
     fn = "api.delta" if case.quantity == "delta" else "api.epsilon"
     for name in methods:
         if name == "trivial":
-            lines.append(f"# trivial: the I1 bracket of any {case.quantity} (delta in [max(0, 1-e^eps), 1], "
-                         "epsilon >= ln(1-delta))")
+            lines.append(
+                f"# trivial: the I1 bracket of any {case.quantity} (delta in [max(0, 1-e^eps), 1], "
+                "epsilon >= ln(1-delta))"
+            )
         elif name == "certify":
             lines.append("from verialloc.certify import certify, make_claim")
-            arg = (f"delta={text(case.value)!r}, claimed_epsilon={text(claim)!r}" if case.quantity == "epsilon"
-                   else f"epsilon={text(case.value)!r}, claimed_delta={text(claim)!r}")
+            arg = (
+                f"delta={text(case.value)!r}, claimed_epsilon={text(claim)!r}"
+                if case.quantity == "epsilon"
+                else f"epsilon={text(case.value)!r}, claimed_delta={text(claim)!r}"
+            )
             lines.append(f"cert = certify(config, make_claim({arg}), {case.direction!r}, budget={budget:g})")
             lines.append("print('certify', cert.verdict, cert.lower, cert.upper)")
         else:
@@ -266,7 +307,9 @@ def python_snippet(case: Case, methods, claim, budget) -> str:
             if keywords:
                 lines.append("from verialloc import registry")
                 opts = f", **registry.method({name!r}).options_from_flags({keywords!r})"
-            lines.append(f"{name} = {fn}(config, {text(case.value)!r}, direction={case.direction!r}, "
-                         f"method={name!r}, digits={DIGITS}{opts})")
+            lines.append(
+                f"{name} = {fn}(config, {text(case.value)!r}, direction={case.direction!r}, "
+                f"method={name!r}, digits={DIGITS}{opts})"
+            )
             lines.append(f"print({name!r}, {name}.lower, {name}.upper, {name}.error_kind)")
     return "\n".join(lines) + "\n"

@@ -7,6 +7,7 @@ bug separately (report_multiple_bugs); the next run no longer raises the signatu
 new ones. Results are cached per case, so hypothesis' replays cost nothing, and once the shrink budget (or the
 total time) is spent every not-yet-seen case passes at once, which ends the shrinking quickly and consistently.
 """
+
 from __future__ import annotations
 
 import time
@@ -52,6 +53,7 @@ def _failure_class(signature: tuple) -> type:
 # --- worker -------------------------------------------------------------------------------------------
 def _quiet_execute(task: dict) -> dict:
     import warnings
+
     warnings.simplefilter("ignore")
     return execute(task)
 
@@ -65,8 +67,11 @@ def run_task(task: dict, timeout: float) -> dict:
     except child.ChildTimeout:
         return {"status": "timeout", "seconds": time.perf_counter() - t0}
     except child.ChildFailure as exc:
-        return {"status": "crash", "error": f"WorkerDied: the worker process died (out of memory or a native "
-                f"crash): {exc}", "seconds": time.perf_counter() - t0}
+        return {
+            "status": "crash",
+            "error": f"WorkerDied: the worker process died (out of memory or a native crash): {exc}",
+            "seconds": time.perf_counter() - t0,
+        }
 
 
 # --- one case -----------------------------------------------------------------------------------------
@@ -80,8 +85,9 @@ class CaseResult:
     checks: int = 0
 
 
-def evaluate(case: Case, methods, timeout: float, certify_budget: float = CERTIFY_BUDGET,
-             with_certify: bool = True) -> CaseResult:
+def evaluate(
+    case: Case, methods, timeout: float, certify_budget: float = CERTIFY_BUDGET, with_certify: bool = True
+) -> CaseResult:
     """Every method (then certify, when there is an exact value) on one case, then the judgement."""
     t0 = time.perf_counter()
     results = {"trivial": trivial(case)}
@@ -96,8 +102,10 @@ def evaluate(case: Case, methods, timeout: float, certify_budget: float = CERTIF
     if with_certify and exact is not None and exact["status"] == "ok":
         claim = certify_claim(case, exact["lower"], exact["upper"])
         if claim is not None:
-            results["certify"] = run_task({"kind": "certify", "case": payload, "claim": str(claim),
-                                              "budget": certify_budget}, timeout + certify_budget)
+            results["certify"] = run_task(
+                {"kind": "certify", "case": payload, "claim": str(claim), "budget": certify_budget},
+                timeout + certify_budget,
+            )
     violations, misses = judge(case, results, claim, certify_budget)
     return CaseResult(case, results, violations, misses, time.perf_counter() - t0, count_checks(results, claim))
 
@@ -126,9 +134,19 @@ class Report:
     notes: list = field(default_factory=list)
 
 
-def fuzz(minutes: float = 1.0, seed: int = 0, methods=ALL_METHODS, families=FAMILIES, *, max_cases: int | None = None,
-         timeout: float = 20.0, certify_budget: float = CERTIFY_BUDGET, shrink_seconds: float | None = None,
-         progress=None, with_certify: bool = True) -> Report:
+def fuzz(
+    minutes: float = 1.0,
+    seed: int = 0,
+    methods=ALL_METHODS,
+    families=FAMILIES,
+    *,
+    max_cases: int | None = None,
+    timeout: float = 20.0,
+    certify_budget: float = CERTIFY_BUDGET,
+    shrink_seconds: float | None = None,
+    progress=None,
+    with_certify: bool = True,
+) -> Report:
     """Draw and check cases for `minutes` (or until `max_cases` cases were drawn); returns the Report.
 
     progress(report, case_result) is called after every evaluated case. Same seed: same cases in the same
@@ -155,8 +173,7 @@ def fuzz(minutes: float = 1.0, seed: int = 0, methods=ALL_METHODS, families=FAMI
                     if state["first_failure"] is not None:  # shrinking (or the last moments of generation)
                         if now > min(deadline + shrink_budget, state["first_failure"] + shrink_budget):
                             return
-                    elif (now > deadline or (max_cases is not None and drawn >= max_cases)
-                          or state["drawn"] >= SLICE):
+                    elif now > deadline or (max_cases is not None and drawn >= max_cases) or state["drawn"] >= SLICE:
                         raise _Stop
                     else:
                         drawn += 1
@@ -176,10 +193,18 @@ def fuzz(minutes: float = 1.0, seed: int = 0, methods=ALL_METHODS, families=FAMI
                         state["first_failure"] = time.monotonic()
                     raise _failure_class(new[0].signature)(case, new)
 
-            run = hseed(seed * 100_003 + report.runs)(settings(
-                max_examples=10**9, deadline=None, database=None, verbosity=Verbosity.quiet, derandomize=False,
-                suppress_health_check=list(HealthCheck), report_multiple_bugs=True,
-                phases=(Phase.generate, Phase.shrink))(given(cases((family,)))(test)))
+            run = hseed(seed * 100_003 + report.runs)(
+                settings(
+                    max_examples=10**9,
+                    deadline=None,
+                    database=None,
+                    verbosity=Verbosity.quiet,
+                    derandomize=False,
+                    suppress_health_check=list(HealthCheck),
+                    report_multiple_bugs=True,
+                    phases=(Phase.generate, Phase.shrink),
+                )(given(cases((family,)))(test))
+            )
             report.runs += 1
             try:
                 run()
@@ -188,8 +213,11 @@ def fuzz(minutes: float = 1.0, seed: int = 0, methods=ALL_METHODS, families=FAMI
             except FuzzFailure as exc:
                 _record(report, [exc])
             except BaseExceptionGroup as group:
-                _record(report, [e for e in _leaves(group) if isinstance(e, FuzzFailure)],
-                        [e for e in _leaves(group) if not isinstance(e, FuzzFailure)])
+                _record(
+                    report,
+                    [e for e in _leaves(group) if isinstance(e, FuzzFailure)],
+                    [e for e in _leaves(group) if not isinstance(e, FuzzFailure)],
+                )
             except Exception as exc:  # noqa: BLE001 — hypothesis itself (e.g. Flaky): note it, keep fuzzing
                 report.notes.append(f"hypothesis run {report.runs} ended with {type(exc).__name__}: {exc}"[:300])
     finally:
@@ -218,7 +246,9 @@ def _preload() -> None:
     from ...numeric.analytic import Options  # noqa: F401
 
 
-def replay(case: Case, methods=ALL_METHODS, timeout: float = 60.0, certify_budget: float = CERTIFY_BUDGET) -> CaseResult:
+def replay(
+    case: Case, methods=ALL_METHODS, timeout: float = 60.0, certify_budget: float = CERTIFY_BUDGET
+) -> CaseResult:
     """Re-run one case (from `Case.from_dict(json.loads(...))`), e.g. a printed `verialloc fuzz --replay ...`."""
     _preload()
     return evaluate(case, methods, timeout, certify_budget)

@@ -12,6 +12,7 @@ allocation_delta and allocation_plds(...).delta_bound (two entry points into one
 realization test was replaced by containment of the exact profile. The refinement tests below compare the code
 at two grid steps; they are left as they are (outside #16's list).
 """
+
 import math
 import sys
 from fractions import Fraction
@@ -69,7 +70,7 @@ def test_randomized_response_large_t_certified():
 
     The default step divides e^{ε0} − e^{−ε0}, so both atoms are grid points and the discretized pair is exact:
     the raw δ of both PLDs matches to float accuracy, the bracket width is the float budget alone."""
-    rr, t = RandomizedResponse(1), 10 ** 4
+    rr, t = RandomizedResponse(1), 10**4
     eps = np.array([0.0, 0.05])
     result = allocation(rr.loss_law(), t, epsilon_max=0.05)
     for d in DIRECTIONS:
@@ -130,8 +131,11 @@ def test_gaussian_single_step_brackets_balle_wang(sigma):
         assert_brackets(lower, exact, upper)
 
 
-@pytest.mark.parametrize("mech", [Gaussian("1"), Gaussian("2"), Gaussian("0.7"), Laplace("1"), Laplace("0.5")],
-                         ids=["gauss1", "gauss2", "gauss0.7", "laplace1", "laplace0.5"])
+@pytest.mark.parametrize(
+    "mech",
+    [Gaussian("1"), Gaussian("2"), Gaussian("0.7"), Laplace("1"), Laplace("0.5")],
+    ids=["gauss1", "gauss2", "gauss0.7", "laplace1", "laplace0.5"],
+)
 def test_two_steps_bracket_quadrature(mech):
     """t = 2: quadrature (F25) with its error estimate; both directions, several ε."""
     eps = [0.0, 0.5, 1.0, 2.0]
@@ -145,9 +149,13 @@ def test_two_steps_bracket_quadrature(mech):
 
 # §12.1 of formulas.md (8 significant digits): (σ, ε) → (remove, add)
 TABLE_12_1 = {
-    (0.5, 0.5): (0.50209809, 0.49124799), (0.5, 2): (0.23232134, 0.18644915),
-    (1, 0): (0.29776223, 0.29776223), (1, 1): (0.059206501, 0.050197662), (1, 2): (0.0047457776, 0.0020559245),
-    (2, 0.5): (0.018326595, 0.017397486), (2, 2): (2.8811863e-08, 1.9429956e-09),
+    (0.5, 0.5): (0.50209809, 0.49124799),
+    (0.5, 2): (0.23232134, 0.18644915),
+    (1, 0): (0.29776223, 0.29776223),
+    (1, 1): (0.059206501, 0.050197662),
+    (1, 2): (0.0047457776, 0.0020559245),
+    (2, 0.5): (0.018326595, 0.017397486),
+    (2, 2): (2.8811863e-08, 1.9429956e-09),
 }
 
 
@@ -217,8 +225,9 @@ def test_spread_and_contraction_are_ordered_for_discrete_pairs(mech, h):
         assert grid_call(low, k) <= exact + 1e-14 <= grid_call(up, k) + 2e-14
 
 
-@given(st.lists(st.tuples(st.floats(0, 5), st.floats(1e-6, 1)), min_size=1, max_size=12),
-       st.sampled_from([0.07, 0.5, 1.0]))
+@given(
+    st.lists(st.tuples(st.floats(0, 5), st.floats(1e-6, 1)), min_size=1, max_size=12), st.sampled_from([0.07, 0.5, 1.0])
+)
 def test_merge_is_a_contraction_onto_the_grid(atoms, h):
     """_merge: all kept mass on grid points (or the top class), mass and mean kept, E[(·−k)_+] not increased."""
     xs = np.array(sorted(x for x, _ in atoms))
@@ -236,10 +245,17 @@ def test_merge_is_a_contraction_onto_the_grid(atoms, h):
 _TINY_X = st.sampled_from([math.ulp(0.0), 3e-323, 1e-310, sys.float_info.min, 1e-300])
 
 
-@given(st.lists(st.tuples(st.one_of(_TINY_X, st.floats(1e-12, 5)),
-                          st.one_of(st.sampled_from([1e-320, 1e-300, 1 / 3]), st.floats(1e-6, 1))),
-                min_size=1, max_size=8),
-       st.sampled_from([0.07, 0.5, 1.0]))
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(_TINY_X, st.floats(1e-12, 5)),
+            st.one_of(st.sampled_from([1e-320, 1e-300, 1 / 3]), st.floats(1e-6, 1)),
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    st.sampled_from([0.07, 0.5, 1.0]),
+)
 @example([(math.ulp(0.0), 1 / 3), (1.0, 2 / 3)], 0.07)  # seed 220: (1/3)·5e-324 underflowed to a zero moment
 @example([(1e-10, 1e-320), (2.0, 0.5)], 0.5)
 def test_merge_puts_no_positive_atom_on_grid_point_zero(atoms, h):
@@ -263,9 +279,15 @@ def test_contraction_loses_little_on_a_smooth_law():
 # --------------------------------------------------------------------------------------- PLDs
 
 
-@pytest.mark.parametrize("law,mech,t", [(GaussianLoss(1.0), None, 50),
-                                        (RandomizedResponse(1).loss_law(), RandomizedResponse(1), 300),
-                                        (ZEROS.loss_law(), ZEROS, 4)], ids=["gauss", "rr", "zeros"])
+@pytest.mark.parametrize(
+    "law,mech,t",
+    [
+        (GaussianLoss(1.0), None, 50),
+        (RandomizedResponse(1).loss_law(), RandomizedResponse(1), 300),
+        (ZEROS.loss_law(), ZEROS, 4),
+    ],
+    ids=["gauss", "rr", "zeros"],
+)
 def test_plds_are_realizations_and_allocation_delta_brackets_exact(law, mech, t):
     """I14: no −inf mass, E[e^{−L}] ≤ 1, total mass 1 (upper) / ≤ 1 (lower). allocation_delta (its own window:
     ε up to 3, beyond the PLDs' epsilon_max = 2) brackets the exact count-enumeration profile (F23) for the
@@ -318,8 +340,10 @@ def test_bounds_contain_references_on_a_dense_epsilon_grid_I1():
     result = allocation(law, t, epsilon_max=3.0)
     for d in DIRECTIONS:
         lower, upper = result.delta(eps, d)
-        geo = {b: allocation_pld_geometric(law, t, d, b, alpha=0.02, beta=1e-12)[0].delta_bound(eps)
-               for b in ("lower", "upper")}
+        geo = {
+            b: allocation_pld_geometric(law, t, d, b, alpha=0.02, beta=1e-12)[0].delta_bound(eps)
+            for b in ("lower", "upper")
+        }
         assert np.all(lower <= geo["upper"]), (d, np.max(lower - geo["upper"]))
         assert np.all(geo["lower"] <= upper), (d, np.max(geo["lower"] - upper))
         assert np.all(upper >= -np.expm1(eps))
@@ -330,9 +354,16 @@ def test_bounds_contain_references_on_a_dense_epsilon_grid_I1():
         assert_brackets(lower, exact_profile(rr, t, eps, d), upper)
 
 
-@pytest.mark.parametrize("law,t,h", [(GaussianLoss(1.0), 10, 0.2), (GaussianLoss(1.0), 1, 0.1),
-                                     (RandomizedResponse(1).loss_law(), 20, 0.3), (Laplace(1).loss_law(), 5, 0.2)],
-                         ids=["gauss10", "gauss1", "rr", "laplace"])
+@pytest.mark.parametrize(
+    "law,t,h",
+    [
+        (GaussianLoss(1.0), 10, 0.2),
+        (GaussianLoss(1.0), 1, 0.1),
+        (RandomizedResponse(1).loss_law(), 20, 0.3),
+        (Laplace(1).loss_law(), 5, 0.2),
+    ],
+    ids=["gauss10", "gauss1", "rr", "laplace"],
+)
 def test_refining_the_grid_never_raises_the_upper_bound(law, t, h):
     """Nested grids: the h/2 spread is a spread of the h/2 law's own h-spread (interpolation of a convex call
     function), so the upper δ cannot grow, up to cut/float differences; ε kept inside the window."""
@@ -362,7 +393,7 @@ def test_convolution_error_bounds_hold(sizes, monkeypatch):
     rng = np.random.default_rng(sum(s or 0 for s in sizes))
     na, nb = sizes
     a = rng.lognormal(-3, 2, na) * np.exp(-np.linspace(0, 40, na))
-    b = None if nb is None else rng.lognormal(-2, 1.5, nb) * np.exp(-np.linspace(0, 25, nb) ** 1.2)
+    b = None if nb is None else rng.lognormal(-2, 1.5, nb) * np.exp(-(np.linspace(0, 25, nb) ** 1.2))
     exact = np.convolve(a.astype(np.longdouble), (a if b is None else b).astype(np.longdouble))
     for split_work in (convolution.SPLIT_WORK, 0):
         monkeypatch.setattr(convolution, "SPLIT_WORK", split_work)
@@ -405,10 +436,14 @@ def test_parameter_validation():
         allocation(law, 10).delta([0.0], "sideways")
 
 
-@pytest.mark.parametrize("sigma,t,delta,gap", [
-    (0.8, 1000, 1e-5, 0.005), (1.0, 10 ** 4, 1e-6, 0.005),
-    pytest.param(1.0, 10 ** 6, 1e-6, 0.01, marks=pytest.mark.slow),
-])
+@pytest.mark.parametrize(
+    "sigma,t,delta,gap",
+    [
+        (0.8, 1000, 1e-5, 0.005),
+        (1.0, 10**4, 1e-6, 0.005),
+        pytest.param(1.0, 10**6, 1e-6, 0.01, marks=pytest.mark.slow),
+    ],
+)
 def test_gaussian_epsilon_bracket_is_tight(sigma, t, delta, gap):
     """Default grid: the ε bracket (max over directions) is within the stated relative gap, and the float
     budget is negligible at that δ."""
@@ -493,16 +528,18 @@ def test_tail_mode_gaussian_single_step():
     assert result.budget.warnings == () and result.limits([eps], "remove") == ()
 
 
-@pytest.mark.parametrize("direction,eps,epsilon_max,grid_step,gap", [("remove", 8.8, 8.8, 0.3, 0.01),
-                                                                      ("add", 6.8, 0.0, 1e-4, 0.15)])
+@pytest.mark.parametrize(
+    "direction,eps,epsilon_max,grid_step,gap", [("remove", 8.8, 8.8, 0.3, 0.01), ("add", 6.8, 0.0, 1e-4, 0.15)]
+)
 def test_tail_mode_gaussian_two_steps_quadrature(direction, eps, epsilon_max, grid_step, gap):
     """t = 2 against quadrature (F25, 20 digits) where δ ≈ 1e-20, with the stated relative gaps. remove needs S up
     to 2e^ε; add needs S < 2e^{−ε} resolved, hence a window at ε = 0 and a fine step, and its gap is the
     discretization of S ≤ 0.0022 by 22 grid points."""
     value, err = allocation_delta_quadrature(Gaussian("1"), 2, eps, direction, digits=20)
     assert 1e-22 < value < 1e-18
-    result = allocation(GaussianLoss(1.0), 2, epsilon_max=epsilon_max, grid_step=grid_step, tail=1e-23,
-                        delta_floor=1e-21)
+    result = allocation(
+        GaussianLoss(1.0), 2, epsilon_max=epsilon_max, grid_step=grid_step, tail=1e-23, delta_floor=1e-21
+    )
     lower, upper = result.delta([eps], direction)
     assert lower[0] <= float(value - err) and float(value + err) <= upper[0] <= lower[0] * (1 + gap)
 

@@ -8,6 +8,7 @@ to at most err. Each of the three convolution algorithms is reached (direct; spl
 plain FFT) on small arrays by lowering the module's work thresholds (the code paths large sizes take). The cut bookkeeping (dropped Q-mass below the window) is checked
 against the exact sum with the same contract.
 """
+
 from fractions import Fraction
 
 import numpy as np

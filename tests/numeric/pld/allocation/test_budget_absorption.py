@@ -6,6 +6,7 @@ must cover the top of that range entrywise, the lower PLD must stay under its bo
 interval, computed in exact rationals from the node's own arrays, never the code's scale factor. A node with a
 large rel (5%) makes any slip in the absorption (×(1 + rel) instead of a factor ≥ 1/(1 − rel)) show.
 """
+
 from fractions import Fraction
 
 import numpy as np
@@ -20,8 +21,17 @@ H, T = 0.25, 4
 
 
 def _law(offset: float) -> GridLaw:
-    return GridLaw(h=H, offset=offset, masses=np.array([0.1, 0.2, 0.1]), top_excess=0.0, singular=0.0, dropped=0.0,
-                   dropped_moment=0.0, w1_error=0.0, bound="upper")
+    return GridLaw(
+        h=H,
+        offset=offset,
+        masses=np.array([0.1, 0.2, 0.1]),
+        top_excess=0.0,
+        singular=0.0,
+        dropped=0.0,
+        dropped_moment=0.0,
+        w1_error=0.0,
+        bound="upper",
+    )
 
 
 def _node() -> _Node:

@@ -7,6 +7,7 @@ F23–F26). Reference: the exact allocation pair of the finite mechanism (`alloc
 at 40 digits in mpmath and compared as an mpf with the floats (no slack). Nothing asserted is a number produced
 by the code under test alone.
 """
+
 from fractions import Fraction
 
 import mpmath as mp
@@ -55,7 +56,7 @@ def test_cut_mass_is_charged_and_bracket_holds(mech, t, kwargs):
         assert all(up.delta(e) >= up.truncated for e in EPS)
         # the lower PLD really lost it: exact (Fraction) total of its float masses + truncated ≤ 1 + rounding
         total = sum(Fraction(float(m)) for m in low.masses) + Fraction(float(low.inf_mass))
-        assert total + Fraction(float(low.truncated)) <= 1 + Fraction(1, 10 ** 9)
+        assert total + Fraction(float(low.truncated)) <= 1 + Fraction(1, 10**9)
         lower, upper = result.delta(EPS, d)
         exact = exact_deltas(mech, t, d)
         for e, lo, ex, hi in zip(EPS, lower, exact, upper):

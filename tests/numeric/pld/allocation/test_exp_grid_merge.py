@@ -18,6 +18,7 @@ returns None all the same), `rem * s >= deficit` → `>` (at equality the whole 
 `dropped += mass` → `=` (a remnant ends the sweep, and the top-class drop happens only without one: each adds
 to 0).
 """
+
 from fractions import Fraction
 
 import numpy as np
@@ -35,8 +36,9 @@ CASES = [
     # as before with class 0 lending exactly its whole capacity 0.125·2: it is emptied, not skipped
     pytest.param([0, 2.25], [0.125, 1], [0, 0, 1.125, 0], 0, 0, 0, 0, id="class-0-exactly-used"),
     # 3.25 needs 0.25; classes 2 (cap 0.0625) and 1 (cap 0.125) whole, class 0 lends 0.0625/3 → 47/48, 1.125 + 1/48
-    pytest.param([0, 1, 2, 3.25], [1, 0.0625, 0.0625, 1], [47 / 48, 0, 0, 1.125 + 1 / 48], 0, 0, 0, 0,
-                 id="two-whole-classes"),
+    pytest.param(
+        [0, 1, 2, 3.25], [1, 0.0625, 0.0625, 1], [47 / 48, 0, 0, 1.125 + 1 / 48], 0, 0, 0, 0, id="two-whole-classes"
+    ),
     # 3.25 borrows from class 1 alone (cap 0.5): share 0.25/2 → classes 1: 0.125, 3: 1.125
     pytest.param([0, 1, 3.25], [1, 0.25, 1], [1, 0.125, 0, 1.125], 0, 0, 0, 0, id="share-two-points-down"),
     # 2.25 joins the existing class 2 (0.5); class 1 whole (0.125), class 0 lends 0.125/2 → 0.9375, 0.5 + 1.1875
@@ -74,9 +76,10 @@ def test_merge_matches_hand_derived_classes(xs, ws, masses, top_mass, top_excess
     got, tm, te, dm, dmom = (np.array([Fraction(m) for m in out[0]]),) + tuple(Fraction(v) for v in out[1:])
     xs_f, ws_f = [Fraction(x) for x in xs], [Fraction(w) for w in ws]
     grid = [Fraction(k) for k in range(TOP)]
-    assert abs(sum(got) + tm + dm - sum(ws_f)) <= Fraction(1, 2 ** 50)
-    assert abs(sum(g * m for g, m in zip(grid, got)) + TOP * tm + te + dmom
-               - sum(x * w for x, w in zip(xs_f, ws_f))) <= Fraction(1, 2 ** 50)
+    assert abs(sum(got) + tm + dm - sum(ws_f)) <= Fraction(1, 2**50)
+    assert abs(
+        sum(g * m for g, m in zip(grid, got)) + TOP * tm + te + dmom - sum(x * w for x, w in zip(xs_f, ws_f))
+    ) <= Fraction(1, 2**50)
     values, weights = grid + ([TOP + te / tm] if tm else []), list(got) + ([tm] if tm else [])
     for a in grid + xs_f:
-        assert call(values, weights, a) <= call(xs_f, ws_f, a) + Fraction(1, 2 ** 50)
+        assert call(values, weights, a) <= call(xs_f, ws_f, a) + Fraction(1, 2**50)

@@ -8,6 +8,7 @@ Gaussian and Laplace at t = 2, and the loss laws' own CDFs (I21). Stochastic com
 Issue #16: `test_accepts_a_loss_law` compared the output from a loss law with the output from the mechanism (the
 same code after its first line); it now checks the loss-law outputs against exact profiles (F23, §12.1).
 """
+
 import math
 from fractions import Fraction
 
@@ -49,14 +50,18 @@ def min_margin(big, small):
 
 
 def pld_atoms(pld):
-    return (np.concatenate([pld.losses, [np.inf, -np.inf]]),
-            np.concatenate([pld.masses, [pld.inf_mass, pld.neg_inf_mass]]))
+    return (
+        np.concatenate([pld.losses, [np.inf, -np.inf]]),
+        np.concatenate([pld.masses, [pld.inf_mass, pld.neg_inf_mass]]),
+    )
 
 
 def exp_atoms(g: GeometricDist):
     """exp-space law as log-values: the value 0 is −inf, +inf stays."""
-    return (np.concatenate([g.log_start + g.step * np.arange(g.size), [-np.inf, np.inf]]),
-            np.concatenate([g.masses, [g.zero, g.inf]]))
+    return (
+        np.concatenate([g.log_start + g.step * np.arange(g.size), [-np.inf, np.inf]]),
+        np.concatenate([g.masses, [g.zero, g.inf]]),
+    )
 
 
 def exact_allocation_law(mech, t, direction):
@@ -287,8 +292,9 @@ def test_remove_upper_dominates_psi_of_discretized_input(mech, t):
     assert min_margin(pld_atoms(up), psi_remove_law(disc, t)) >= -SLACK
 
 
-@given(st.one_of(finite_pairs(p_positive=True), randomized_responses), st.integers(1, 6),
-       st.sampled_from([0.3, 0.1, 0.03]))
+@given(
+    st.one_of(finite_pairs(p_positive=True), randomized_responses), st.integers(1, 6), st.sampled_from([0.3, 0.1, 0.03])
+)
 def test_tightness_finite_pairs(mech, t, alpha):
     """I12: H_{e^ε}(upper) ≤ H_{e^{ε−α}}(lower) + β, for pairs with Q(P = 0) = 0 (with Q(P = 0) of order one
     the exp-PLDs have an atom at 0 and the bounds are valid but loose: module docstring)."""
@@ -411,8 +417,12 @@ def test_invalid_inputs():
 
 
 #: formulas.md §12.1, Gaussian σ = 1, t = 2 (8 digits): ε → (remove, add)
-TABLE_12_1_SIGMA_1 = {0.0: (0.29776223, 0.29776223), 0.5: (0.14917752, 0.14268697), 1.0: (0.059206501, 0.050197662),
-                      2.0: (0.0047457776, 0.0020559245)}
+TABLE_12_1_SIGMA_1 = {
+    0.0: (0.29776223, 0.29776223),
+    0.5: (0.14917752, 0.14268697),
+    1.0: (0.059206501, 0.050197662),
+    2.0: (0.0047457776, 0.0020559245),
+}
 
 
 def test_accepts_a_loss_law():
@@ -434,8 +444,14 @@ def test_accepts_a_loss_law():
             lo, _ = allocation_pld_geometric(law, t, direction, "lower", alpha=alpha, beta=beta)
             for eps, values in exact.items():
                 value = values[i]
-                assert lo.delta_bound(eps) <= value * (1 + 5e-8) and value * (1 - 5e-8) <= up.delta_bound(eps), \
-                    (t, direction, eps, lo.delta_bound(eps), value, up.delta_bound(eps))
+                assert lo.delta_bound(eps) <= value * (1 + 5e-8) and value * (1 - 5e-8) <= up.delta_bound(eps), (
+                    t,
+                    direction,
+                    eps,
+                    lo.delta_bound(eps),
+                    value,
+                    up.delta_bound(eps),
+                )
                 assert up.delta(eps) <= lo.delta(eps - alpha) + beta + SLACK
 
 

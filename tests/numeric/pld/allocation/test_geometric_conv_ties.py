@@ -14,6 +14,7 @@ References are exact: single values are compared through their exponents as Frac
 two-term sums with mpmath interval arithmetic (mp.iv) at 256 bits (raised to 1024 if undecided), never with the
 float values the code computes. Point-mass inputs make the output masses exact (products of 1.0).
 """
+
 import math
 from fractions import Fraction
 
@@ -167,7 +168,7 @@ def test_mixed_masses_stochastic_domination_exact(step):
         for bound in ("upper", "lower"):
             out = conv(x, y, bound)
             c = out.log_start
-            slack = Fraction(out.error) + Fraction(1, 10 ** 15)
+            slack = Fraction(out.error) + Fraction(1, 10**15)
             for k in range(N):
                 # exact P(X + Y > g_k) (upper must have ≥) or P(X + Y ≥ g_k) (lower must have ≤), g_k = e^{c+kα}
                 exact_gt, exact_ge = Fraction(0), Fraction(0)
@@ -177,7 +178,7 @@ def test_mixed_masses_stochastic_domination_exact(step):
                         w = Fraction(float(fx[i])) * Fraction(float(fy[j]))
                         exact_gt += w if s > 0 else 0
                         exact_ge += w if s >= 0 else 0
-                out_gt = sum(Fraction(float(m)) for m in out.masses[k + 1:]) + Fraction(out.inf)
+                out_gt = sum(Fraction(float(m)) for m in out.masses[k + 1 :]) + Fraction(out.inf)
                 out_ge = sum(Fraction(float(m)) for m in out.masses[k:]) + Fraction(out.inf)
                 if bound == "upper":
                     assert out_gt + slack >= exact_gt, (db, k)

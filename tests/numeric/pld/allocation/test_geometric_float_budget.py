@@ -7,6 +7,7 @@ here in exact rationals from the float inputs — by at most rel·(Σ x)(Σ y) +
 of 0 and non-dyadic masses, so the whole budget is the convolution's own rounding: dropping it leaves a budget of
 0 against a non-zero realized error.
 """
+
 from fractions import Fraction
 
 import numpy as np

@@ -20,6 +20,7 @@ The random conv inputs keep their pair products in the normal float range (≥ 1
 rel·m alone, and conv's ℓ1 `error` for exact inputs is only its underflow allowance (5·pairs + 4n)·TINY; one
 test makes a product underflow (1e-200·1e-200 → 0) and checks that the allowance covers it.
 """
+
 import math
 from fractions import Fraction
 
@@ -39,11 +40,11 @@ DIRECTIONS = ("remove", "add")
 #: pair sums within this many grid steps of a grid point are ties: the code may move them one step further
 TIE = 1e-6
 #: perturbations are multiples of 2^-60, so every exact value stays dyadic (fast Fractions)
-DYADIC = 2 ** 60
+DYADIC = 2**60
 #: smallest positive float64 (subnormal)
 TINY = float(np.finfo(np.float64).smallest_subnormal)
 #: unit roundoff of float64
-U = 2.0 ** -53
+U = 2.0**-53
 
 
 class NearTie(Exception):
@@ -128,7 +129,8 @@ def check_budget(out: GeometricDist, exact: Exact):
     worst = max(range(len(over)), key=over.__getitem__)
     assert sum(over) <= Fraction(out.error), (
         f"entry {worst} of {out.size}+2: excess {float(over[worst]):.3e}, total {float(sum(over)):.3e} > error "
-        f"{out.error:.3e} (rel {out.rel:.3e})")
+        f"{out.error:.3e} (rel {out.rel:.3e})"
+    )
 
 
 def underflow_allowance(x: GeometricDist, y: GeometricDist) -> Fraction:
@@ -252,11 +254,14 @@ def recorded_self_conv(monkeypatch, base, ebase, t, bound):
     return out, exact_of[id(out)] if count else ebase, count
 
 
-@pytest.mark.parametrize("t,seed,n,step,options", [
-    (3, 11, 60, 0.05, {"wide": 90, "atoms": True}),
-    (5, 12, 40, 0.13, {"wide": 50}),
-    (6, 13, 50, 0.021, {"atoms": True, "rel": 1e-10, "error": 1e-13}),
-])
+@pytest.mark.parametrize(
+    "t,seed,n,step,options",
+    [
+        (3, 11, 60, 0.05, {"wide": 90, "atoms": True}),
+        (5, 12, 40, 0.13, {"wide": 50}),
+        (6, 13, 50, 0.021, {"atoms": True, "rel": 1e-10, "error": 1e-13}),
+    ],
+)
 def test_self_conv_every_stage_within_its_budget(monkeypatch, t, seed, n, step, options):
     """Alg. 3 (E14): each of the ≤ 2⌈log2 t⌉ convolutions of the t-fold sum, inputs carrying the previous stages'
     rel, stays within its budget entry by entry; so does the result against the exact t-fold sum."""
@@ -299,8 +304,11 @@ def test_conv_underflow_within_its_allowance(bound):
 SIGMAS = ("0.5", "1", "2")
 #: the three input variables of Alg. 1/2 and the sign of their exact mean: X ~ N(±μ, 2μ), μ = 1/(2σ²) (F15;
 #: add: −ℓ under Q, the law of remove, computed by the mirrored functions)
-VARIABLES = {"remove": (LossVariable.remove, 1), "remove_dual": (LossVariable.remove_dual, -1),
-             "add": (LossVariable.add, 1)}
+VARIABLES = {
+    "remove": (LossVariable.remove, 1),
+    "remove_dual": (LossVariable.remove_dual, -1),
+    "add": (LossVariable.add, 1),
+}
 
 
 def exact_tails(sigma: str, sign: int, losses) -> tuple[list, list]:
@@ -357,8 +365,10 @@ def test_discretize_within_returned_bounds(sigma, beta, alpha):
                 assert abs(disc.inf_mass - inf) <= e_inf and abs(disc.neg_inf_mass - neg) <= e_neg, (kind, bound)
                 rin, rel = geometric._relative_input(var, lo, step, size, bound)
                 assert np.array_equal(rin.masses, disc.masses) and 0 < rel < 1e-11
-                over = mp.fsum(max(mp.mpf(0), abs(mp.mpf(float(a)) - b) - mp.mpf(rel) * b)
-                               for a, b in zip(list(got) + [disc.inf_mass, disc.neg_inf_mass], exact + [inf, neg]))
+                over = mp.fsum(
+                    max(mp.mpf(0), abs(mp.mpf(float(a)) - b) - mp.mpf(rel) * b)
+                    for a, b in zip(list(got) + [disc.inf_mass, disc.neg_inf_mass], exact + [inf, neg])
+                )
                 assert over <= rin.float_error, (kind, bound, float(over), rin.float_error, rel)
     assert worst > 40 * U, float(worst / U)
 

@@ -7,6 +7,7 @@ contraction. References: the single Gaussian step (Balle–Wang, F13, in mpmath)
 allocation in both directions (allocation is a post-processing of one Gaussian query: draw the position, put
 the sample there, fill the other coordinates with fresh noise; F8), and conservation of the first moment.
 """
+
 import math
 
 import mpmath as mp
@@ -39,8 +40,12 @@ def test_reported_certify_claim_is_certified():
 
 
 @settings(max_examples=8)
-@given(sigma=st.floats(0.6, 4.0), t=st.integers(1, 200), eps=st.floats(20.0, 200.0),
-       direction=st.sampled_from(["remove", "add"]))
+@given(
+    sigma=st.floats(0.6, 4.0),
+    t=st.integers(1, 200),
+    eps=st.floats(20.0, 200.0),
+    direction=st.sampled_from(["remove", "add"]),
+)
 def test_lower_end_never_exceeds_the_single_gaussian_step(sigma, t, eps, direction):
     got = api.delta(Config(Gaussian(sigma), steps=t), eps, direction=direction, method="pld")
     assert got.lower <= balle_wang(sigma, eps), (sigma, t, eps, direction, got.lower)
@@ -60,6 +65,7 @@ def test_summed_output_lower_end_is_a_number_at_extreme_epsilon():
     """ε = 1e308 gave ε + (−inf) − (−inf) = NaN as the summed-output lower end (and a NaN bracket end); the NaN
     must not even be formed (a RuntimeWarning here fails)."""
     from verialloc.numeric.pld import summed_gaussian
+
     config = Config(Gaussian(1), steps=10)
     for eps in (1e308, 1e5, -1e5):
         assert summed_gaussian.delta_lower(config, eps) <= float(balle_wang(1.0, min(eps, 1e4)))

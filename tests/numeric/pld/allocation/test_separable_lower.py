@@ -1,6 +1,7 @@
 """The separable-statistic LOWER bound of random allocation (allocation.separable), against independent references:
 the exact layer (finite pairs, k of t up to t = 8, by count-vector enumeration; the Gaussian at k = 1, t = 2 by
 quadrature), the closed form F13 at k = t (written out here with mpmath), and the F27 upper end of the pld route."""
+
 import math
 
 import mpmath as mp
@@ -179,6 +180,7 @@ def test_every_finite_loss_beyond_the_float64_exponent_range(direction):
 def exact_product_delta(p, q, epochs, eps) -> mp.mpf:
     """H_{e^ε}(p^⊗E ‖ q^⊗E) by enumerating the outcomes of the product (mpmath, 40 digits)."""
     import itertools
+
     with mp.workdps(40):
         p, q, kappa = [mp.mpf(x) for x in p], [mp.mpf(x) for x in q], mp.exp(mp.mpf(eps))
         total = mp.mpf(0)
@@ -195,6 +197,7 @@ def test_epoch_product_against_enumeration(eps, epochs):
     loss grid's rounding; an upper law missing mass (b = q − m, err = ‖m‖₁) is corrected: without the κ·E·err
     term its δ would exceed the exact one (the pair (p, b) has a larger divergence than (p, q))."""
     from verialloc.numeric.pld.allocation.epoch_product import EpochProduct
+
     p, q = np.array([0.5, 0.3, 0.2, 0.0]), np.array([0.2, 0.3, 0.4, 0.1])
     exact = exact_product_delta(p, q, epochs, eps)
     got = EpochProduct(p, q, 0.0, epochs, 0.0).delta(eps)
@@ -213,8 +216,9 @@ def test_per_epoch_statistic_matches_the_exact_profile(mech, direction):
     bound = separable.separable_bound(mech.loss_law(), t, k, epochs=epochs, per_epoch=True)
     assert bound.epochs == epochs
     for eps in (-0.3, 0.0, 0.5, 1.5):
-        ref = api.delta(Config(mech, steps=t, k=k, epochs=epochs), repr(eps), direction=direction, method="exact",
-                        digits=20)
+        ref = api.delta(
+            Config(mech, steps=t, k=k, epochs=epochs), repr(eps), direction=direction, method="exact", digits=20
+        )
         got = bound.delta(eps, direction)
         assert ref.lower * (1 - 1e-3) <= got <= ref.lower, (eps, got, ref.lower)
 

@@ -12,6 +12,7 @@ Checked to kill (on a scratch copy): `w[:-1] + w[1:]` → `-`, `float(w[-1])` �
 atom at X = 1 on an edge), `counts[1:edges.size] > 0` → `>= 0`, `counts[edges.size] > 0` → `>= 0`, the
 atomic-law test `< 1e-12` → `> 1e-12`, `below` from `cdf_q` → `sf_q`, `np.isfinite(y[0])` → `not`.
 """
+
 from fractions import Fraction
 
 import numpy as np
@@ -30,9 +31,11 @@ def weight(masses, edge, abs_):
     return float(U3 * float(min(below, 1 - below))) + abs_
 
 
-@pytest.mark.parametrize("edges", [[0.2, 0.5, 2.0, 3.0, 3.5], [0.2, 0.5, 2.0, 3.0, 5.0], [0.2, 1.0, 3.0, 5.0],
-                                   [0.5, 3.0], [0.1, 0.2]],
-                         ids=["tail-atom", "no-tail-atom", "atom-on-edge", "atom-below", "all-in-tail"])
+@pytest.mark.parametrize(
+    "edges",
+    [[0.2, 0.5, 2.0, 3.0, 3.5], [0.2, 0.5, 2.0, 3.0, 5.0], [0.2, 1.0, 3.0, 5.0], [0.5, 3.0], [0.1, 0.2]],
+    ids=["tail-atom", "no-tail-atom", "atom-on-edge", "atom-below", "all-in-tail"],
+)
 def test_evaluation_errors_match_the_contract_cell_by_cell(edges):
     law = FiniteLoss(np.array([float(p) for p in P]), np.array([float(q) for q in Q]))
     e = [Fraction(x) for x in edges]
@@ -40,8 +43,9 @@ def test_evaluation_errors_match_the_contract_cell_by_cell(edges):
     for got_cells, got_tail, masses in ((dq, dq_tail, Q), (dm, dm_tail, P)):
         w = [weight(masses, x, law.eval_abs) for x in e]
         holds = [any(lo < x <= hi for x in X) for lo, hi in zip(e[:-1], e[1:])]
-        np.testing.assert_allclose(got_cells, [a + b if h else 0.0 for a, b, h in zip(w[:-1], w[1:], holds)],
-                                   rtol=1e-12, atol=0)
+        np.testing.assert_allclose(
+            got_cells, [a + b if h else 0.0 for a, b, h in zip(w[:-1], w[1:], holds)], rtol=1e-12, atol=0
+        )
         assert got_tail == pytest.approx(w[-1] if any(x > e[-1] for x in X) else 0.0, rel=1e-12, abs=0)
     below_q = sum(m for m, x in zip(Q, X) if x <= e[0])
     assert below == pytest.approx(U3 * float(below_q) + law.eval_abs, rel=1e-12, abs=0)

@@ -40,7 +40,12 @@ exp_grid the single-step spread and contraction, squaring the windowed t-fold su
 convolutions, tail_accurate the tail-accurate mode, readout the PLDs read off the sum. geometric (with
 geometric_conv) is the geometric-grid algorithm of [003] (F52, F53), the heavy-tail fallback of the pld method
 when the window had to end below the single-step tail (`Budget.window_reduced`).
+
+Why this module is long: the entry plans the windows, chooses the mode and the grid, and reads the PLDs off
+under one error `Budget`, which the `Allocation` it returns carries; the steps themselves live in the modules
+named above.
 """
+
 from __future__ import annotations
 
 import math
@@ -124,8 +129,10 @@ class Allocation:
             if 2 * budget > rtol * u:
                 notes.append(f"eps={e:g}: float64 budget {2 * budget:.2e} exceeds {rtol:g} of delta {u:.2e}")
             if u < (1 - rtol) * floor:
-                notes.append(f"eps={e:g}: delta {u:.2e} lies below delta_floor {floor:.2e}, the relative accuracy "
-                             "of the tails is not tracked there")
+                notes.append(
+                    f"eps={e:g}: delta {u:.2e} lies below delta_floor {floor:.2e}, the relative accuracy "
+                    "of the tails is not tracked there"
+                )
             if self.steps * math.exp(abs(e)) > self.budget.window:
                 notes.append(f"eps={e:g}: t*exp(|eps|) lies beyond the window {self.budget.window:.6g}")
         return tuple(notes)
@@ -133,12 +140,22 @@ class Allocation:
     def epsilon(self, delta: float, direction: str) -> tuple[float, float]:
         """(lower, upper) ε(δ) (F2, I1); "both" = max over directions."""
         directions = ("remove", "add") if check_direction(direction) == "both" else (direction,)
-        return (max(self.plds[d, "lower"].epsilon(delta) for d in directions),
-                max(self.plds[d, "upper"].epsilon(delta) for d in directions))
+        return (
+            max(self.plds[d, "lower"].epsilon(delta) for d in directions),
+            max(self.plds[d, "upper"].epsilon(delta) for d in directions),
+        )
 
 
-def allocation(law: LossLaw, steps, *, epsilon_max: float = 0.0, grid_step: float | None = None,
-               tail: float = TAIL, max_points: int = MAX_POINTS, delta_floor: float | None = None) -> Allocation:
+def allocation(
+    law: LossLaw,
+    steps,
+    *,
+    epsilon_max: float = 0.0,
+    grid_step: float | None = None,
+    tail: float = TAIL,
+    max_points: int = MAX_POINTS,
+    delta_floor: float | None = None,
+) -> Allocation:
     """Lower and upper PLDs of 1-out-of-t random allocation (F23–F26) for both directions, with the budget.
 
     epsilon_max: largest |ε| that must lie inside the window (S up to t·e^{|ε|}); grid_step: h in units of X
@@ -173,8 +190,10 @@ def allocation(law: LossLaw, steps, *, epsilon_max: float = 0.0, grid_step: floa
         modes = Tail(True, rho, floor), Tail(False, rho, floor)
         up, low = power(up_law, plan, modes[0]), power(low_law, plan, modes[1])
         if any(mode.unresolved for mode in modes):
-            warnings.append(f"tail-accurate mode: {sum(mode.unresolved for mode in modes)} output blocks kept tail "
-                            f"sums less accurate than 10*rho={10 * rho:.0e} (still valid bounds; the bracket shows it)")
+            warnings.append(
+                f"tail-accurate mode: {sum(mode.unresolved for mode in modes)} output blocks kept tail "
+                f"sums less accurate than 10*rho={10 * rho:.0e} (still valid bounds; the bracket shows it)"
+            )
     plds, float_errors = {}, {}
     for d in ("remove", "add"):
         for b, node, grid_law in (("upper", up, up_law), ("lower", low, low_law)):
@@ -183,18 +202,33 @@ def allocation(law: LossLaw, steps, *, epsilon_max: float = 0.0, grid_step: floa
             float_errors[d, b] = pld.float_error
     top_weight = (offset + plan.single_top * h) * float(up_law.masses[-1]) + up_law.top_excess
     budget = Budget(
-        grid_step=h, offset=offset, window=t * offset + plan.window_index * h,
-        single_top=offset + plan.single_top * h, single_top_mass=float(up_law.masses[-1]), single_top_weight=top_weight,
-        dropped=(up.dropped, low.dropped), overflow=(float(up.arr[-1]), float(low.arr[-1])),
-        float_error=float_errors, warnings=tuple(dict.fromkeys(warnings)), delta_floor=delta_floor or 0.0,
+        grid_step=h,
+        offset=offset,
+        window=t * offset + plan.window_index * h,
+        single_top=offset + plan.single_top * h,
+        single_top_mass=float(up_law.masses[-1]),
+        single_top_weight=top_weight,
+        dropped=(up.dropped, low.dropped),
+        overflow=(float(up.arr[-1]), float(low.arr[-1])),
+        float_error=float_errors,
+        warnings=tuple(dict.fromkeys(warnings)),
+        delta_floor=delta_floor or 0.0,
         window_reduced=layout.window_reduced,
     )
     return Allocation(t, plds, budget)
 
 
-def allocation_delta(law: LossLaw, steps, epsilons, direction: str = "both", *, grid_step: float | None = None,
-                     tail: float = TAIL, max_points: int = MAX_POINTS,
-                     delta_floor: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+def allocation_delta(
+    law: LossLaw,
+    steps,
+    epsilons,
+    direction: str = "both",
+    *,
+    grid_step: float | None = None,
+    tail: float = TAIL,
+    max_points: int = MAX_POINTS,
+    delta_floor: float | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """(lower, upper) arrays of δ(ε) of one epoch of random allocation, k = 1 (F2, F23, F25).
 
     The window covers every requested ε; see `allocation` for the parameters and the soundness argument.
@@ -202,20 +236,42 @@ def allocation_delta(law: LossLaw, steps, epsilons, direction: str = "both", *, 
     eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
     if eps.size == 0 or not np.all(np.isfinite(eps)):
         raise InvalidParameter("epsilons", epsilons, "must be a non-empty array of finite numbers")
-    result = allocation(law, steps, epsilon_max=float(np.max(np.abs(eps))), grid_step=grid_step, tail=tail,
-                        max_points=max_points, delta_floor=delta_floor)
+    result = allocation(
+        law,
+        steps,
+        epsilon_max=float(np.max(np.abs(eps))),
+        grid_step=grid_step,
+        tail=tail,
+        max_points=max_points,
+        delta_floor=delta_floor,
+    )
     return result.delta(eps, direction)
 
 
-def allocation_plds(law: LossLaw, steps, *, epsilon_max: float = 0.0, grid_step: float | None = None,
-                    tail: float = TAIL, max_points: int = MAX_POINTS, delta_floor: float | None = None) -> dict:
+def allocation_plds(
+    law: LossLaw,
+    steps,
+    *,
+    epsilon_max: float = 0.0,
+    grid_step: float | None = None,
+    tail: float = TAIL,
+    max_points: int = MAX_POINTS,
+    delta_floor: float | None = None,
+) -> dict:
     """{(direction, bound): PLD} for direction in remove|add and bound in upper|lower (F7, F26).
 
     remove: law of ln(S/t) under P̄_t (masses (s/t)·q(s), +inf atom P_s plus the moved moments);
     add: law of −ln(S/t) under Q^t (S = 0 → +inf). Upper ones keep all mass, lower ones drop (`truncated`).
     """
-    return allocation(law, steps, epsilon_max=epsilon_max, grid_step=grid_step, tail=tail,
-                      max_points=max_points, delta_floor=delta_floor).plds
+    return allocation(
+        law,
+        steps,
+        epsilon_max=epsilon_max,
+        grid_step=grid_step,
+        tail=tail,
+        max_points=max_points,
+        delta_floor=delta_floor,
+    ).plds
 
 
 @dataclass(frozen=True)
@@ -230,8 +286,16 @@ class _Layout:
     warnings: tuple
 
 
-def planned(law: LossLaw, steps: int, *, epsilon_max: float = 0.0, grid_step: float | None = None,
-            tail: float = TAIL, max_points: int = MAX_POINTS, delta_floor: float | None = None) -> tuple[bool, int]:
+def planned(
+    law: LossLaw,
+    steps: int,
+    *,
+    epsilon_max: float = 0.0,
+    grid_step: float | None = None,
+    tail: float = TAIL,
+    max_points: int = MAX_POINTS,
+    delta_floor: float | None = None,
+) -> tuple[bool, int]:
     """(window reduced, array entries) of `allocation` with these arguments, from its plan alone (no arrays):
     whether the window would end below the single-step tail (heavy tails: the pld method then uses the
     geometric-grid algorithm instead), and the entries of all its windows (its time is about proportional)."""
@@ -276,13 +340,16 @@ def _layout(law: LossLaw, t: int, tail: float, epsilon_max: float, grid_step, ma
         cut = window - 1.05 * (longest - max_points) * h
         if window > with_tail:
             window = max(with_tail, cut)
-            warnings.append("window ends below t*exp(|epsilon_max|): larger epsilons are bounded from the top bin "
-                            "(sound, not tight)")
+            warnings.append(
+                "window ends below t*exp(|epsilon_max|): larger epsilons are bounded from the top bin "
+                "(sound, not tight)"
+            )
         elif window > needed:
             window = max(needed, cut)
             window_reduced = True
-            warnings.append("window reduced below the single-step tail quantile: the lower remove bound loses "
-                            "the mass beyond it")
+            warnings.append(
+                "window reduced below the single-step tail quantile: the lower remove bound loses the mass beyond it"
+            )
         else:
             h *= 1.05 * longest / max_points
             warnings.append("grid_step enlarged to keep arrays within max_points")

@@ -2,6 +2,7 @@
 absolute float64 error) and the γ_n error model the other allocation modules share. How the errors reach the
 PLDs: the package docstring ("Float64").
 """
+
 from __future__ import annotations
 
 import math
@@ -48,8 +49,10 @@ def _fft_bound(n_fft: int, size: int, pairs) -> float:
     """
     rho = _fft_rel(n_fft)
     k = 2 * rho + 2 * rho * rho * math.sqrt(n_fft) + 4 * gamma(2)
-    total = sum(float(x.sum()) * math.sqrt(float(np.dot(y, y))) + math.sqrt(float(np.dot(x, x))) * float(y.sum())
-                for x, y in pairs)
+    total = sum(
+        float(x.sum()) * math.sqrt(float(np.dot(y, y))) + math.sqrt(float(np.dot(x, x))) * float(y.sum())
+        for x, y in pairs
+    )
     return math.sqrt(size) * k * total
 
 
@@ -94,5 +97,5 @@ def convolve(a: np.ndarray, b: np.ndarray | None) -> tuple[np.ndarray, float, fl
     c = fft.irfft(spectrum, n_fft)[:size]
     np.maximum(c, 0.0, out=c)
     head = np.convolve(a[i0:i1], bb[j0:j1])
-    c[i0 + j0:i0 + j0 + head.size] += head
+    c[i0 + j0 : i0 + j0 + head.size] += head
     return c, gamma(min(i1 - i0, j1 - j0) + 2), _fft_bound(n_fft, size, pairs)

@@ -12,6 +12,7 @@ losses are rounded down onto {k·step} and the a-law of L composed E times as a 
 tails dropped, convolution errors pushed down); δ is then read at ε plus a slack covering the roundings of the
 logarithms and of the grid floats (δ is non-increasing in ε).
 """
+
 from __future__ import annotations
 
 import math

@@ -18,6 +18,7 @@ Y ≥ T·h together with its exact excess moment E[Y − T·h; top] (`top_excess
 Q-law of X: F(x) = Q(ℓ = −inf) + cdf_q(ln x); partial first moment E_Q[X; X ≤ x] = cdf_p(ln x)
 (dP = e^ℓ dQ on the finite part).
 """
+
 from __future__ import annotations
 
 import bisect
@@ -183,8 +184,21 @@ def contract(law: LossLaw, h: float, top: int, offset: float = 0.0) -> GridLaw:
     masses = np.append(masses, top_mass)
     g = offset + h * np.arange(top + 1)
     w1 = float(np.dot(error, edges[1:] + 1.0)) + _U * (float(np.dot(masses, g)) + top_excess)
-    return GridLaw(h, offset, masses, top_excess, law.p_inf, dropped, dropped_moment, w1, "lower",
-                   high_losses, high_masses, low_mass, low_top)
+    return GridLaw(
+        h,
+        offset,
+        masses,
+        top_excess,
+        law.p_inf,
+        dropped,
+        dropped_moment,
+        w1,
+        "lower",
+        high_losses,
+        high_masses,
+        low_mass,
+        low_top,
+    )
 
 
 def _check(law: LossLaw, h: float, top: int, offset: float) -> None:
@@ -227,7 +241,7 @@ def _merge(xs: np.ndarray, ws: np.ndarray, h: float, top: int):
                 share = need / ((k - ks[p]) * h)
                 ms[p] -= share
                 taken += share
-                del ks[p + 1:first + 1], ms[p + 1:first + 1]
+                del ks[p + 1 : first + 1], ms[p + 1 : first + 1]
                 return taken
             need -= cap
             taken += ms[p]
@@ -317,10 +331,10 @@ def _merge(xs: np.ndarray, ws: np.ndarray, h: float, top: int):
             dropped_moment += mass * mean
     if i < n:
         g_top = top * h
-        top_mass = rem + math.fsum(ws[i + 1:])
-        top_excess = rem * (xs[i] - g_top) + math.fsum(w * (x - g_top) for w, x in zip(ws[i + 1:], xs[i + 1:]))
+        top_mass = rem + math.fsum(ws[i + 1 :])
+        top_excess = rem * (xs[i] - g_top) + math.fsum(w * (x - g_top) for w, x in zip(ws[i + 1 :], xs[i + 1 :]))
         if top_excess < 0:  # the class mean from its moment (g_top + excess/mass cancels when h ≫ the atoms)
-            mean = (rem * xs[i] + math.fsum(w * x for w, x in zip(ws[i + 1:], xs[i + 1:]))) / top_mass
+            mean = (rem * xs[i] + math.fsum(w * x for w, x in zip(ws[i + 1 :], xs[i + 1 :]))) / top_mass
             mean = max(mean, math.ulp(0.0))  # all its atoms lie above 0 (a sweep reaches the top only from x > 0)
             kf = int(math.floor(mean / h))
             if not down(top_mass, _moment(top_mass, mean - kf * h), kf):

@@ -31,7 +31,12 @@ a grid point are rounded one step further in the safe direction.
 Modules: this one holds the input laws, their discretization (Alg. 6) and Alg. 1, 2; the exp-space convolutions
 (Alg. 3–5) are in geometric_conv. The pld method uses this algorithm as its heavy-tail fallback, when the
 uniform exp-grid of the allocation had to end its window below the single-step tail.
+
+Why this module is long: Algorithms 1, 2, 6 and 7 and their (α, β) report share one grid convention (a
+`GeometricDist`'s start, ratio, exp-space atoms and float budgets); the convolution (Alg. 4/5) is geometric_conv.
+Split further, each algorithm would restate the convention its rounding directions depend on.
 """
+
 from __future__ import annotations
 
 import math
@@ -69,8 +74,19 @@ _SLACK = 1 + 1e-9
 class LossVariable:
     """Law of one privacy-loss variable X (F1, F7): finite-part CDF/SF, finite atoms and atoms at ±inf."""
 
-    def __init__(self, cdf: Callable, sf: Callable, atom_values, atom_masses, support: tuple[float, float],
-                 pos_inf: float = 0.0, neg_inf: float = 0.0, *, law: LossLaw, mirrored: bool = False):
+    def __init__(
+        self,
+        cdf: Callable,
+        sf: Callable,
+        atom_values,
+        atom_masses,
+        support: tuple[float, float],
+        pos_inf: float = 0.0,
+        neg_inf: float = 0.0,
+        *,
+        law: LossLaw,
+        mirrored: bool = False,
+    ):
         self.cdf, self.sf = cdf, sf  # P(−inf < X ≤ y), P(y < X < inf)
         self.law, self.mirrored = law, mirrored  # X = ℓ, or X = −ℓ (mirrored: its functions use the law at −y)
         self.atom_values = np.asarray(atom_values, dtype=np.float64)
@@ -116,8 +132,7 @@ class LossVariable:
         if not self.mirrored:
             return rtol * cdf + self.law.eval_abs, rtol * sf + self.law.eval_abs
         at = np.asarray(self.atom(y), float)
-        return ((rtol + 2 * _U) * cdf + self.law.eval_abs,
-                (rtol + 2 * _U) * (sf + at) + self.law.eval_abs)
+        return ((rtol + 2 * _U) * cdf + self.law.eval_abs, (rtol + 2 * _U) * (sf + at) + self.law.eval_abs)
 
     def atom(self, y):
         """Mass of the finite atom at y (0 where there is none)."""
@@ -183,8 +198,9 @@ def _grid_size(lo: float, hi: float, alpha: float) -> int:
     return n
 
 
-def _discretize(var: LossVariable, start: float, alpha: float, size: int,
-                bound: str) -> tuple[PLD, np.ndarray, tuple[float, float]]:
+def _discretize(
+    var: LossVariable, start: float, alpha: float, size: int, bound: str
+) -> tuple[PLD, np.ndarray, tuple[float, float]]:
     """Alg. 6 on the grid [start + iα]_{i<size}, rounding up ("upper") or down ("lower"); F53, I21.
 
     upper: finite mass in (l_{i−1}, l_i] → l_i, ≤ l_1 → l_1, > l_n → +inf;
@@ -202,11 +218,14 @@ def _discretize(var: LossVariable, start: float, alpha: float, size: int,
     if bound == "upper":
         use_cdf = cdf <= sf
         masses = np.where(use_cdf, np.diff(cdf, prepend=0.0), np.concatenate([[cdf[0]], sf[:-1] - sf[1:]]))
-        operand_errors = np.where(use_cdf, e_cdf + np.concatenate([[0.0], e_cdf[:-1]]),
-                                  np.concatenate([[e_cdf[0]], e_sf[:-1] + e_sf[1:]]))
+        operand_errors = np.where(
+            use_cdf, e_cdf + np.concatenate([[0.0], e_cdf[:-1]]), np.concatenate([[e_cdf[0]], e_sf[:-1] + e_sf[1:]])
+        )
         tail, inf_mass, neg_inf_mass = float(sf[-1]), float(sf[-1]) + var.pos_inf, var.neg_inf
-        atom_errors = (float(e_sf[-1]) + _U * inf_mass + 4 * _U * var.pos_inf + var.law.eval_abs,
-                       4 * _U * var.neg_inf + var.law.eval_abs)
+        atom_errors = (
+            float(e_sf[-1]) + _U * inf_mass + 4 * _U * var.pos_inf + var.law.eval_abs,
+            4 * _U * var.neg_inf + var.law.eval_abs,
+        )
     else:
         atoms = var.atom(grid)
         at_least = sf + atoms  # P(l_i ≤ X < inf); the atom a float within u, the sum rounded
@@ -214,18 +233,31 @@ def _discretize(var: LossVariable, start: float, alpha: float, size: int,
         e_least = e_sf + _U * (atoms + at_least)
         e_below = e_cdf + _U * (atoms + np.abs(below))
         use_cdf = below <= at_least
-        masses = np.where(use_cdf, np.append(np.diff(below), at_least[-1]),
-                          np.append(at_least[:-1] - at_least[1:], at_least[-1]))
-        operand_errors = np.where(use_cdf, np.append(e_below[1:] + e_below[:-1], e_least[-1]),
-                                  np.append(e_least[:-1] + e_least[1:], e_least[-1]))
+        masses = np.where(
+            use_cdf, np.append(np.diff(below), at_least[-1]), np.append(at_least[:-1] - at_least[1:], at_least[-1])
+        )
+        operand_errors = np.where(
+            use_cdf,
+            np.append(e_below[1:] + e_below[:-1], e_least[-1]),
+            np.append(e_least[:-1] + e_least[1:], e_least[-1]),
+        )
         tail = max(float(below[0]), 0.0)
         inf_mass, neg_inf_mass = var.pos_inf, tail + var.neg_inf
-        atom_errors = (4 * _U * var.pos_inf + var.law.eval_abs,
-                       float(e_below[0]) + _U * neg_inf_mass + 4 * _U * var.neg_inf + var.law.eval_abs)
+        atom_errors = (
+            4 * _U * var.pos_inf + var.law.eval_abs,
+            float(e_below[0]) + _U * neg_inf_mass + 4 * _U * var.neg_inf + var.law.eval_abs,
+        )
     masses = np.maximum(masses, 0.0)
     errors = operand_errors + _U * masses
-    pld = PLD(grid, masses, inf_mass=inf_mass, neg_inf_mass=neg_inf_mass, truncated=tail,
-              float_error=float(np.sum(errors)) + sum(atom_errors), bound=bound)
+    pld = PLD(
+        grid,
+        masses,
+        inf_mass=inf_mass,
+        neg_inf_mass=neg_inf_mass,
+        truncated=tail,
+        float_error=float(np.sum(errors)) + sum(atom_errors),
+        bound=bound,
+    )
     return pld, errors, atom_errors
 
 
@@ -252,8 +284,9 @@ def _dual_space(disc: PLD, rel: float, log_start: float, alpha: float, negligibl
     weighted = float(np.sum(dual.masses))
     largest = max(1.0, math.exp(-float(disc.losses[0])) * (1 + 2 * _U)) if disc.losses.size else 1.0  # max e^{−l}
     abs_part = disc.float_error * largest
-    atom_error = (rel * weighted + abs_part
-                  + 1.01 * (3 + dual.masses.size.bit_length() + 2) * _U * (weighted + 1.0)) * _SLACK
+    atom_error = (
+        rel * weighted + abs_part + 1.01 * (3 + dual.masses.size.bit_length() + 2) * _U * (weighted + 1.0)
+    ) * _SLACK
     rel_masses = ((1 + rel) * (1 + 3 * _U) - 1) * _SLACK
     atom = dual.inf_mass
     if atom > 0 and negligible < atom_error <= _REL_CAP * atom:
@@ -309,7 +342,7 @@ def _to_pld(u: GeometricDist, t: int, negate: bool, bound: str, exact_inf: float
         losses, masses = -losses[::-1], masses[::-1]
     nz = np.flatnonzero(masses)
     if nz.size:
-        losses, masses = losses[nz[0]:nz[-1] + 1], masses[nz[0]:nz[-1] + 1]
+        losses, masses = losses[nz[0] : nz[-1] + 1], masses[nz[0] : nz[-1] + 1]
     else:
         losses, masses = losses[:0], masses[:0]
     if bound == "upper":
@@ -363,7 +396,7 @@ def _rand_alloc_add(law: LossLaw, t: int, alpha: float, beta: float, bound: str)
     u = exp_space(disc, -(lo + (size - 1) * alpha), alpha, negate=True, rel=rel)
     inner = "lower" if bound == "upper" else "upper"
     u, count = self_conv(u, t, inner)
-    return _to_pld(u, t, True, bound, law.q_neg_inf ** t), size, count, _outside(var, disc)
+    return _to_pld(u, t, True, bound, law.q_neg_inf**t), size, count, _outside(var, disc)
 
 
 def grid_points(law: LossLaw, steps: int, alpha: float, beta: float) -> int:
@@ -374,8 +407,9 @@ def grid_points(law: LossLaw, steps: int, alpha: float, beta: float) -> int:
     return max(_grid_size(*_range(var, b_p), a_p) for var in variables)
 
 
-def allocation_pld_geometric(mech_or_law: Mechanism | LossLaw, steps, direction: str, bound: str = "upper", *,
-                             alpha, beta) -> tuple[PLD, GeometricReport]:
+def allocation_pld_geometric(
+    mech_or_law: Mechanism | LossLaw, steps, direction: str, bound: str = "upper", *, alpha, beta
+) -> tuple[PLD, GeometricReport]:
     """PLD of 1-out-of-t random allocation by Alg. 1 (remove) / Alg. 2 (add) of [003] (F26, F52, F53).
 
     remove: law of ln(P̄_t/Q^t) under P̄_t; add: law of ln(Q^t/P̄_t) under Q^t. "upper" dominates it
@@ -394,6 +428,7 @@ def allocation_pld_geometric(mech_or_law: Mechanism | LossLaw, steps, direction:
     started = time.perf_counter()
     run = _rand_alloc_rem if d == "remove" else _rand_alloc_add
     pld, size, count, truncated = run(law, t, a_p, b_p, bound)
-    report = GeometricReport(d, bound, t, a, b, a_p, b_p, a_p * (1 + count), size, count, truncated,
-                             time.perf_counter() - started)
+    report = GeometricReport(
+        d, bound, t, a, b, a_p, b_p, a_p * (1 + count), size, count, truncated, time.perf_counter() - started
+    )
     return pld, report

@@ -12,6 +12,7 @@ entry of `conv` keeps the relative error of its inputs plus γ of its longest ch
 eq. 3.4 and 4.4): a tail mass of 1e-30 is then known to ~1e-12 of itself, where the ℓ1 budget alone (≈ 1e-11
 absolute after a few convolutions) exceeded tiny δ targets.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -65,10 +66,12 @@ def exp_space(pld: PLD, log_start: float, step: float, negate: bool, rel: float 
     smallest exp-space value. A loss of ±inf becomes the value +inf/0 (e^{−(+inf)} = 0: E17). `rel`: relative
     error of the PLD's masses and atoms, beyond its ℓ1 float_error."""
     if negate:
-        return GeometricDist(log_start, step, pld.masses[::-1], zero=pld.inf_mass, inf=pld.neg_inf_mass,
-                             error=pld.float_error, rel=rel)
-    return GeometricDist(log_start, step, pld.masses, zero=pld.neg_inf_mass, inf=pld.inf_mass,
-                         error=pld.float_error, rel=rel)
+        return GeometricDist(
+            log_start, step, pld.masses[::-1], zero=pld.inf_mass, inf=pld.neg_inf_mass, error=pld.float_error, rel=rel
+        )
+    return GeometricDist(
+        log_start, step, pld.masses, zero=pld.neg_inf_mass, inf=pld.inf_mass, error=pld.float_error, rel=rel
+    )
 
 
 def range_renorm(x: GeometricDist, y: GeometricDist, bound: str | None = None) -> float:
@@ -77,8 +80,11 @@ def range_renorm(x: GeometricDist, y: GeometricDist, bound: str | None = None) -
     With a bound, the float is directed (upper: ≥ the exact value, lower: ≤), so that the diagonal sums
     (e^{a} + e^{b})·r^i sit on (upper: below, lower: above) grid point i, as `conv` places them at offset 0."""
     if x.size != y.size or x.step != y.step:
-        raise InvalidParameter("grids", f"n={x.size}, {y.size}; step={x.step}, {y.step}",
-                               "conv needs two grids of equal length and ratio (Alg. 5)")
+        raise InvalidParameter(
+            "grids",
+            f"n={x.size}, {y.size}; step={x.step}, {y.step}",
+            "conv needs two grids of equal length and ratio (Alg. 5)",
+        )
     if bound is None:
         return float(np.logaddexp(x.log_start, y.log_start))
     with mp.workdps(40):
@@ -97,12 +103,12 @@ def _window_sums(a: np.ndarray, length: int) -> np.ndarray:
     accuracy of small sums survives, unlike differences of one long cumsum)."""
     blocks = -(-a.size // length)
     padded = np.zeros(blocks * length)
-    padded[:a.size] = a
+    padded[: a.size] = a
     table = padded.reshape(blocks, length)
     prefix = np.cumsum(table, axis=1).ravel()
     suffix = np.cumsum(table[:, ::-1], axis=1)[:, ::-1].ravel()
     count = a.size - length + 1
-    head = prefix[length - 1:length - 1 + count].copy()
+    head = prefix[length - 1 : length - 1 + count].copy()
     head[::length] = 0.0  # windows that are whole blocks are the suffix alone
     return suffix[:count] + head
 
@@ -112,12 +118,19 @@ def _segment(f: np.ndarray, start: int, length: int) -> np.ndarray:
     seg = np.zeros(length)
     lo, hi = max(start, 0), min(start + length, f.size)
     if lo < hi:
-        seg[lo - start:hi - start] = f[lo:hi]
+        seg[lo - start : hi - start] = f[lo:hi]
     return seg
 
 
-def _pair_sums(out: np.ndarray, fx: np.ndarray, fy: np.ndarray, ds: np.ndarray, offsets: np.ndarray,
-               crossover: float, span: tuple[int, int, int, int]) -> int:
+def _pair_sums(
+    out: np.ndarray,
+    fx: np.ndarray,
+    fy: np.ndarray,
+    ds: np.ndarray,
+    offsets: np.ndarray,
+    crossover: float,
+    span: tuple[int, int, int, int],
+) -> int:
     """out[i + o(j − i) + 1] += fx[i]·fy[j] over all pairs, o the offset table of `conv`; returns the longest
     chain of float additions behind one output (slice updates + longest window), for the error bound.
 
@@ -143,18 +156,18 @@ def _pair_sums(out: np.ndarray, fx: np.ndarray, fy: np.ndarray, ds: np.ndarray, 
                     o = key if by_i else key + d
                     lo, hi = max(ix0, iy0 - d), min(ix1, iy1 - d) + 1
                     if lo < hi:
-                        out[lo + o + 1:hi + o + 1] += fx[lo:hi] * fy[lo + d:hi + d]
+                        out[lo + o + 1 : hi + o + 1] += fx[lo:hi] * fy[lo + d : hi + d]
             elif by_i:  # o constant: out[i + o] += fx[i] Σ_{d1≤d≤d2} fy[i + d]
                 lo, hi = max(ix0, iy0 - d2), min(ix1, iy1 - d1)
                 if lo <= hi:
                     window = _window_sums(_segment(fy, lo + d1, hi - lo + length), length)
-                    out[lo + key + 1:hi + key + 2] += fx[lo:hi + 1] * window
+                    out[lo + key + 1 : hi + key + 2] += fx[lo : hi + 1] * window
                     longest = max(longest, length)
             else:  # o − d = key constant: out[j + key] += fy[j] Σ_{d1≤d≤d2} fx[j − d]
                 lo, hi = max(iy0, ix0 + d1), min(iy1, ix1 + d2)
                 if lo <= hi:
                     window = _window_sums(_segment(fx, lo - d2, hi - lo + length), length)
-                    out[lo + key + 1:hi + key + 2] += fy[lo:hi + 1] * window
+                    out[lo + key + 1 : hi + key + 2] += fy[lo : hi + 1] * window
                     longest = max(longest, length)
     return updates + longest
 
@@ -186,7 +199,7 @@ def conv(x: GeometricDist, y: GeometricDist, bound: str) -> GeometricDist:
         if other > 0:  # e^{s + iα} + 0, placed on the new grid
             shift = int(_round(np.array((log_s - log_c) / step), tie, bound))
             keep = min(max(0, -shift), n)
-            out[keep + shift + 1:n + shift + 1] += grid[keep:] * other
+            out[keep + shift + 1 : n + shift + 1] += grid[keep:] * other
             below = float(np.sum(grid[:keep])) * other
             if bound == "upper":
                 out[1] += below
@@ -210,7 +223,7 @@ def conv(x: GeometricDist, y: GeometricDist, bound: str) -> GeometricDist:
     # atoms and the spill fewer than 4n
     underflow = (5 * pairs + 4 * n) * _TINY
     error = (x.error * ty + y.error * tx + x.error * y.error) * (1 + rel) + underflow
-    return GeometricDist(log_c, step, out[1:n + 1], zero=zero, inf=inf, error=error, rel=rel)
+    return GeometricDist(log_c, step, out[1 : n + 1], zero=zero, inf=inf, error=error, rel=rel)
 
 
 def self_conv(x: GeometricDist, t: int, bound: str) -> tuple[GeometricDist, int]:

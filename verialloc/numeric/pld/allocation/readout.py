@@ -1,6 +1,7 @@
 """The allocation PLDs read off the t-fold sum (F7, F24): remove ln(S/t) under P̄_t, add −ln(S/t) under Q^t, with
 the float error absorbed in the safe direction; lower PLDs get back the outcomes beyond float64 (`_extreme_atoms`).
 """
+
 from __future__ import annotations
 
 import math
@@ -81,8 +82,9 @@ def read_pld(node: _Node, law: GridLaw, t: int, direction: str, bound: str, rela
     return PLD(losses, masses, inf_mass=inf_mass, truncated=truncated, float_error=float_error, bound=bound)
 
 
-def _extreme_atoms(losses: np.ndarray, masses: np.ndarray, law: GridLaw, t: int, direction: str,
-                   kappa: float) -> tuple[np.ndarray, np.ndarray]:
+def _extreme_atoms(
+    losses: np.ndarray, masses: np.ndarray, law: GridLaw, t: int, direction: str, kappa: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Lower PLDs: the single-step outcomes `contract` left out because e^ℓ is beyond float64 (GridLaw.high /
     low) come back as atoms at losses no larger than their true ones (F2, F24; a LOWER bound only).
 
@@ -97,7 +99,7 @@ def _extreme_atoms(losses: np.ndarray, masses: np.ndarray, law: GridLaw, t: int,
         extra_m = law.high_masses
     elif direction == "add" and law.low_mass > 0 and math.isfinite(law.low_top):
         extra = np.array([-law.low_top])
-        extra_m = np.array([law.low_mass ** t])
+        extra_m = np.array([law.low_mass**t])
     else:
         return losses, masses
     extra = extra - 8 * _U * (1.0 + np.abs(extra) + math.log(t))

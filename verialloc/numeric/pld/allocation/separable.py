@@ -29,7 +29,12 @@ is a lower bound of the exact post-processed divergence, hence of the allocation
 found by bisection with δ_lower(ε) > δ (strictly, verified at the returned value): the exact profile is
 non-increasing, so δ(ε') > δ for every ε' ≤ ε and ε(δ) ≥ ε.
 The absolute budget (~1e-13 … 1e-11) makes the bound weak below δ ≈ 1e-10 — never wrong.
+
+Why this module is long: the statistic's lattice laws, their convolutions over epochs, the search over statistics
+and the readout carry one ℓ1 error budget (`_Law.err`) through every step; split apart, a step could drop its
+share of it unnoticed.
 """
+
 from __future__ import annotations
 
 import math
@@ -146,8 +151,14 @@ def _moments(law: LossLaw, p: float, a: float, b: float) -> tuple[float, float]:
     return out[0], out[1]
 
 
-def single_step(law: LossLaw, p: float, *, resolution: float = RESOLUTION, single_tail: float = SINGLE_TAIL,
-                step: float | None = None) -> tuple[dict, float]:
+def single_step(
+    law: LossLaw,
+    p: float,
+    *,
+    resolution: float = RESOLUTION,
+    single_tail: float = SINGLE_TAIL,
+    step: float | None = None,
+) -> tuple[dict, float]:
     """Directed single-step laws {(side, bound): _Law} (side "p"/"q", bound "lower"/"upper") of the lattice
     statistic j(ω) with bins (y_j, y_{j+1}] ↦ j, y_j = g_p⁻¹((j − ½)h), and the step h.
 
@@ -199,11 +210,11 @@ def _convolve(x: _Law, y: _Law, tail: float, floor: float) -> _Law:
         i = min(i, c.size - 1)
         j = min(j, c.size - 1 - i)
         if upper and (i or j):  # the dropped mass, summed exactly and rounded up, is charged in full
-            err += (math.fsum(c[:i]) + math.fsum(c[c.size - j:])) * (1 + 2 * _U)
-        c, lo = c[i:c.size - j], lo + i
+            err += (math.fsum(c[:i]) + math.fsum(c[c.size - j :])) * (1 + 2 * _U)
+        c, lo = c[i : c.size - j], lo + i
     nz = np.flatnonzero(c)
     if nz.size:
-        c, lo = c[nz[0]:nz[-1] + 1], lo + int(nz[0])
+        c, lo = c[nz[0] : nz[-1] + 1], lo + int(nz[0])
     return _Law(c, lo, err, x.bound)
 
 
@@ -231,7 +242,7 @@ def _aligned(*laws: _Law) -> tuple[np.ndarray, ...]:
     out = []
     for x in laws:
         a = np.zeros(hi - lo)
-        a[x.lo - lo:x.lo - lo + x.masses.size] = x.masses
+        a[x.lo - lo : x.lo - lo + x.masses.size] = x.masses
         out.append(a)
     return tuple(out)
 
@@ -260,8 +271,9 @@ class SeparableBound:
         d = check_direction(direction)
         if d == "both":
             return max(self.delta(epsilon, "remove"), self.delta(epsilon, "add"))
-        first, second, err = ((self.p_lower, self.q_upper, self.err_q) if d == "remove"
-                              else (self.q_lower, self.p_upper, self.err_p))
+        first, second, err = (
+            (self.p_lower, self.q_upper, self.err_q) if d == "remove" else (self.q_lower, self.p_upper, self.err_p)
+        )
         if self.epochs > 1:
             if d not in self._products:
                 self._products[d] = EpochProduct(first, second, err, self.epochs, self.tail)
@@ -304,9 +316,18 @@ def _tails(delta_floor: float, k: int, copies: int) -> tuple[float, float]:
     return (min(TAIL, 1e-4 * delta_floor / (2 * convolutions)), min(SINGLE_TAIL, 1e-4 * delta_floor / (2 * copies)))
 
 
-def separable_bound(law: LossLaw, steps, k=1, *, epochs=1, p: float | None = None, resolution: float = RESOLUTION,
-                    step: float | None = None, delta_floor: float = DELTA_FLOOR,
-                    per_epoch: bool = False) -> SeparableBound:
+def separable_bound(
+    law: LossLaw,
+    steps,
+    k=1,
+    *,
+    epochs=1,
+    p: float | None = None,
+    resolution: float = RESOLUTION,
+    step: float | None = None,
+    delta_floor: float = DELTA_FLOOR,
+    per_epoch: bool = False,
+) -> SeparableBound:
     """The directed laws of S = Σ g_p(ℓ(ω_i)) (lattice-rounded) under P̄_{t,k} and Q^t over E epochs.
 
     p defaults to k/t. Under Q^t: u^{∗tE}; under P̄_{t,k}: v^{∗kE} ∗ u^{∗(t−k)E} (u, v the single-step Q- and
@@ -330,8 +351,9 @@ def separable_bound(law: LossLaw, steps, k=1, *, epochs=1, p: float | None = Non
         laws["q", bound] = _convolve(rest, shared, 0.0, tail)
         laws["p", bound] = _convolve(rest, held, 0.0, tail)
     pl, qu, ql, pu = _aligned(laws["p", "lower"], laws["q", "upper"], laws["q", "lower"], laws["p", "upper"])
-    return SeparableBound(pl, qu, ql, pu, laws["q", "upper"].err, laws["p", "upper"].err, p, h,
-                          epochs if per_epoch else 1, tail)
+    return SeparableBound(
+        pl, qu, ql, pu, laws["q", "upper"].err, laws["p", "upper"].err, p, h, epochs if per_epoch else 1, tail
+    )
 
 
 def candidates(steps: int, k: int) -> tuple[float, ...]:
@@ -354,14 +376,15 @@ def _search(law: LossLaw, steps: int, k: int, epochs: int, delta_floor: float, s
 
     def consider(p: float, resolution: float) -> None:
         if (p, resolution) not in built:
-            built[p, resolution] = separable_bound(law, steps, k, epochs=epochs, p=p, resolution=resolution,
-                                                   delta_floor=delta_floor, per_epoch=per_epoch)
+            built[p, resolution] = separable_bound(
+                law, steps, k, epochs=epochs, p=p, resolution=resolution, delta_floor=delta_floor, per_epoch=per_epoch
+            )
         for name, score in scores.items():
             value = score(built[p, resolution])
             if value > best[name][0]:
                 best[name] = (value, p)
 
-    if (per_epoch := steps * epochs > SEARCH_MAX_COPIES):
+    if per_epoch := steps * epochs > SEARCH_MAX_COPIES:
         consider(k / steps, RESOLUTION)
         return {name: value for name, (value, _) in best.items()}
     for p in candidates(steps, k):
@@ -377,8 +400,9 @@ def _directions(direction: str) -> tuple[str, ...]:
     return ("remove", "add") if d == "both" else (d,)
 
 
-def delta_lower(law: LossLaw, steps, k, epsilon: float, direction: str = "both", *, epochs=1,
-                delta_floor: float = DELTA_FLOOR) -> dict:
+def delta_lower(
+    law: LossLaw, steps, k, epsilon: float, direction: str = "both", *, epochs=1, delta_floor: float = DELTA_FLOOR
+) -> dict:
     """LOWER bounds {direction: δ(ε)} of A_{t,k} over E epochs ("both": remove and add), best statistic
     (`_search`; one set of laws serves both directions)."""
     scores = {d: (lambda b, d=d: b.delta(epsilon, d)) for d in _directions(direction)}

@@ -3,6 +3,7 @@
 `window_plan` sets the window of every node (Bernstein cuts below, a top bin above); `power` runs the squarings with
 `_combine`, in the default mode (`convolution`) or the tail-accurate mode (`tail_accurate`).
 """
+
 from __future__ import annotations
 
 import math
@@ -27,12 +28,13 @@ class _Plan:
 
 def window_plan(t: int, h: float, window: float, mean: float, second: float, c: float) -> _Plan:
     """Windows: node of m summands keeps [L(m), H]; H is set top-down so a top bin always lands in a top bin."""
+
     def cut(m: int) -> int:
         return max(0, int(math.floor((m * mean - c * math.sqrt(m * second)) / h)))
 
     top_bit = t.bit_length() - 1
     bits = tuple(j for j in range(top_bit + 1) if t >> j & 1)
-    counts = [sum(1 << j for j in bits[:i + 1]) for i in range(len(bits))]
+    counts = [sum(1 << j for j in bits[: i + 1]) for i in range(len(bits))]
     w = int(math.ceil(window / h))
     hi_acc = [0] * len(bits)
     need = {j: 0 for j in range(top_bit + 1)}
@@ -105,12 +107,18 @@ def _combine(x: _Node, y: _Node | None, lo: int, hi: int, h: float, tail: Tail |
     mx, my = kx + x.dropped_moment, ky + yy.dropped_moment
     top_excess = h * dot(high, idx[i_hi:] - hi) + x.top_excess * sy + yy.top_excess * sx
     dropped = x.dropped * ty + sx * yy.dropped + float(low.sum())
-    dropped_moment = (x.dropped_moment * ty + x.dropped * my + kx * yy.dropped + sx * yy.dropped_moment
-                      + h * dot(low, idx[:i_lo]))
+    dropped_moment = (
+        x.dropped_moment * ty + x.dropped * my + kx * yy.dropped + sx * yy.dropped_moment + h * dot(low, idx[:i_lo])
+    )
     rel = (1 + x.rel) * (1 + yy.rel) * (1 + rel_c) * (1 + pairwise(c.size)) ** 2 * (1 + gamma(4)) - 1
     err = x.err * (ty + yy.err) + yy.err * (tx + x.err) + err_c
-    err_moment = (x.err_moment * (ty + yy.err) + yy.err_moment * (tx + x.err) + x.err * my + yy.err * mx
-                  + err_c * h * float(idx[-1]))
+    err_moment = (
+        x.err_moment * (ty + yy.err)
+        + yy.err_moment * (tx + x.err)
+        + x.err * my
+        + yy.err * mx
+        + err_c * h * float(idx[-1])
+    )
     return _Node(arr, lo, top_excess, dropped, dropped_moment, rel, err, err_moment)
 
 

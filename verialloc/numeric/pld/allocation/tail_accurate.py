@@ -5,6 +5,7 @@ The single-step masses are moved by their evaluation estimate (`envelope`); each
 subtracts (lower) a per-entry error bound (`convolve_tail`: exact scalings for top bins, lattice compression,
 direct products, or block pairs with tilted FFTs, `_blocked`).
 """
+
 from __future__ import annotations
 
 import math
@@ -52,9 +53,9 @@ def convolve_tail(a: np.ndarray, b: np.ndarray | None, tail: Tail, limit: int) -
     bb = a if b is None else b
     out = np.zeros(a.size + bb.size - 1)
     if a.size > 1 and bb.size > 1:
-        out[:a.size + bb.size - 3] = _directed(a[:-1], None if b is None else bb[:-1], tail, limit)
-    out[a.size - 1:] += a[-1] * bb
-    out[bb.size - 1:a.size + bb.size - 2] += bb[-1] * a[:-1]
+        out[: a.size + bb.size - 3] = _directed(a[:-1], None if b is None else bb[:-1], tail, limit)
+    out[a.size - 1 :] += a[-1] * bb
+    out[bb.size - 1 : a.size + bb.size - 2] += bb[-1] * a[:-1]
     return out, gamma(4)
 
 
@@ -71,7 +72,7 @@ def _directed(a: np.ndarray, b: np.ndarray | None, tail: Tail, limit: int) -> np
     if ia.size == 0 or ib.size == 0:
         return out
     d = max(1, math.gcd(int(np.gcd.reduce(ia - ia[0])), int(np.gcd.reduce(ib - ib[0]))))
-    x, y = a[ia[0]:ia[-1] + 1:d], bb[ib[0]:ib[-1] + 1:d]
+    x, y = a[ia[0] : ia[-1] + 1 : d], bb[ib[0] : ib[-1] + 1 : d]
     if x.size * y.size <= REL_DIRECT_WORK or min(x.size, y.size) <= 64:
         c = np.convolve(x, y)
         short = min(x.size, y.size)
@@ -80,7 +81,7 @@ def _directed(a: np.ndarray, b: np.ndarray | None, tail: Tail, limit: int) -> np
         c, err, missing = _blocked(x, None if b is None else y, tail, max(0, -(-(limit - ia[0] - ib[0]) // d)))
     c = c + err + missing if tail.upper else np.maximum(c - err, 0.0)
     start = ia[0] + ib[0]
-    out[start:start + d * c.size:d] = c
+    out[start : start + d * c.size : d] = c
     return out
 
 
@@ -100,7 +101,7 @@ class _Blocks:
     @staticmethod
     def of(x: np.ndarray) -> "_Blocks":
         rows = np.zeros(-(-x.size // BLOCK) * BLOCK)
-        rows[:x.size] = x
+        rows[: x.size] = x
         rows = rows.reshape(-1, BLOCK)
         positive = rows > 0
         with np.errstate(divide="ignore"):
@@ -168,13 +169,15 @@ def _tilted(x: _Blocks, y: _Blocks, i: np.ndarray, j: np.ndarray, theta: np.ndar
         # untilt in log space: raw underflows exactly where e^exponent overflows (0·inf would be NaN)
         with np.errstate(divide="ignore"):
             value = np.exp(np.log(raw) + exponent)
-            err = (np.exp(np.log(unit * norms + 2 * BLOCK * TINY)[:, None] + exponent)
-                   + np.exp(np.log(1.01 * rel[:, None] * raw) + exponent) + 2 * TINY)
+            err = (
+                np.exp(np.log(unit * norms + 2 * BLOCK * TINY)[:, None] + exponent)
+                + np.exp(np.log(1.01 * rel[:, None] * raw) + exponent)
+                + 2 * TINY
+            )
     return value, err
 
 
-def _blocked(x: np.ndarray, y: np.ndarray | None, tail: Tail,
-             limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _blocked(x: np.ndarray, y: np.ndarray | None, tail: Tail, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """x*y (y None: x*x) from pairs of blocks of length BLOCK: (ĉ, err, missing), |ĉ − c| ≤ err per entry and
     c − ĉ ≤ err + missing (missing: bounds of the pairs left out, non-negative contributions).
 
@@ -206,7 +209,7 @@ def _blocked(x: np.ndarray, y: np.ndarray | None, tail: Tail,
     rows, cols = np.nonzero(keep)
     theta = -np.where(xb.mass[rows] <= yb.mass[cols], xb.slope[rows], yb.slope[cols])
     for start in range(0, rows.size, 64):
-        i, j, tilt = rows[start:start + 64], cols[start:start + 64], theta[start:start + 64]
+        i, j, tilt = rows[start : start + 64], cols[start : start + 64], theta[start : start + 64]
         ci, ei = _tilted(xb, yb, i, j, tilt)
         flat = ~np.isfinite(ei).all(1)
         if flat.any():
@@ -246,17 +249,17 @@ def _blocked(x: np.ndarray, y: np.ndarray | None, tail: Tail,
     return c, err * (1 + 2 * gamma(terms)) + 2 * gamma(terms) * c, missing
 
 
-def _unresolved(c: np.ndarray, err: np.ndarray, missing: np.ndarray, tail: Tail, rho: float,
-                limit: int) -> np.ndarray:
+def _unresolved(c: np.ndarray, err: np.ndarray, missing: np.ndarray, tail: Tail, rho: float, limit: int) -> np.ndarray:
     """Output blocks holding a cell of SUBBLOCK entries, below `limit`, whose upper tail sum (from it up) or lower
     tail sum has error above rho times itself, unless that tail (with its error) is below the floor."""
     cells = (c.size // SUBBLOCK, SUBBLOCK)
     low, bad = np.maximum(c - err, 0.0).reshape(cells).sum(1), (err + missing[:, None]).reshape(cells).sum(1)
     up_c, up_e = np.cumsum(low[::-1])[::-1], np.cumsum(bad[::-1])[::-1]
     down_c, down_e = np.cumsum(low), np.cumsum(bad)
-    flagged = (((up_e > rho * up_c) & (up_c + up_e > tail.floor))
-               | ((down_e > rho * down_c) & (down_c + down_e > tail.floor)))
-    flagged[limit // SUBBLOCK + 1:] = False
+    flagged = ((up_e > rho * up_c) & (up_c + up_e > tail.floor)) | (
+        (down_e > rho * down_c) & (down_c + down_e > tail.floor)
+    )
+    flagged[limit // SUBBLOCK + 1 :] = False
     return np.unique(np.flatnonzero(flagged) // (BLOCK // SUBBLOCK))
 
 
@@ -293,8 +296,9 @@ def envelope(law: LossLaw, grid_law: GridLaw) -> GridLaw:
     excess = dm_tail + g[-1] * dq_tail + 8 * U * grid_law.top_excess
     if upper:
         return replace(grid_law, masses=masses + err, top_excess=grid_law.top_excess + excess, w1_error=0.0)
-    return replace(grid_law, masses=np.maximum(masses - err, 0.0), top_excess=max(grid_law.top_excess - excess, 0.0),
-                   w1_error=0.0)
+    return replace(
+        grid_law, masses=np.maximum(masses - err, 0.0), top_excess=max(grid_law.top_excess - excess, 0.0), w1_error=0.0
+    )
 
 
 def _evaluation_errors(law: LossLaw, edges: np.ndarray):
@@ -317,6 +321,6 @@ def _evaluation_errors(law: LossLaw, edges: np.ndarray):
         # atoms with y[i−1] < value ≤ y[i] (as the CDFs count them) lie in cell i − 1; index edges.size: the tail
         counts = np.bincount(np.searchsorted(y, values, side="left"), minlength=edges.size + 1)
         for pair in out:
-            pair[0] = np.where(counts[1:edges.size] > 0, pair[0], 0.0)
+            pair[0] = np.where(counts[1 : edges.size] > 0, pair[0], 0.0)
             pair[1] = pair[1] if counts[edges.size] > 0 else 0.0
     return out[0], out[1], below
