@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -65,6 +66,11 @@ class PLD:
             raise InvalidParameter("masses", "negative", "must be >= 0")
         if self.bound not in DIRECTIONS:
             raise InvalidParameter("bound", self.bound, "must be one of " + "|".join(DIRECTIONS))
+
+    @cached_property
+    def exact_total(self) -> float:
+        """Σ masses correctly rounded (math.fsum; np.sum drifts by n·u), computed once per PLD."""
+        return math.fsum(self.masses)
 
     # --- invariants (F7, I14) -------------------------------------------------------------------
     @property
