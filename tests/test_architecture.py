@@ -29,6 +29,7 @@ FLOORS = (
             "errors",
             "formatting",
             "io",
+            "ledger",
             "mechanisms",
             "method",
             "mp_lock",

@@ -15,6 +15,8 @@ import importlib
 _LAZY = {
     "api": None,
     "Config": "config",
+    "Ledger": "ledger",
+    "DiscreteGaussian": "mechanisms",
     "Bracket": "result",
     "InvalidParameter": "errors",
     "UnsupportedRequest": "errors",

@@ -22,11 +22,10 @@ method reports progress) are checked by the method. Calls from several threads r
 from __future__ import annotations
 
 from . import cost, registry
-from .config import Config
-from .errors import InvalidParameter
+from .ledger import ledger_of
 from .mp_lock import serialized
 from .result import Bracket
-from .validation import abbreviated, digits as check_digits
+from .validation import digits as check_digits
 
 #: the registered methods by name (verialloc.registry)
 METHODS = registry.METHODS
@@ -38,35 +37,70 @@ def check_options(method: str, options: dict) -> None:
     registry.method(method).check_options(options)
 
 
-def _checked(query: str, config: Config, method: str, value, digits, budget, options: dict, direction="both"):
+def _checked(query: str, accounted, method: str, value, digits, budget, options: dict, direction="both"):
     m, digits = registry.method(method), check_digits(digits)
-    if not isinstance(config, Config):
-        raise InvalidParameter("config", abbreviated(config), "must be a verialloc.Config")
+    ledger = ledger_of(accounted)
     m.check_options(options)
-    cost.check(query, config, method, value, options, budget, digits, direction)
-    return m, digits
+    cost.check(query, ledger, method, value, options, budget, digits, direction)
+    return m, ledger, digits
 
 
 @serialized
 def delta(
-    config: Config, epsilon, *, direction: str = "both", method: str = "exact", digits: int = 30, budget=None, **options
+    config, epsilon, *, direction: str = "both", method: str = "exact", digits: int = 30, budget=None, **options
 ) -> Bracket:
-    """Bracket [lower, upper] for δ(ε) of the dominating pair of `config`."""
-    m, digits = _checked("delta", config, method, epsilon, digits, budget, options, direction)
-    return m.delta(config, epsilon, direction, digits, **options)
+    """Bracket [lower, upper] for δ(ε) of the dominating pair of `config` (a Config, or a Ledger of events)."""
+    m, ledger, digits = _checked("delta", config, method, epsilon, digits, budget, options, direction)
+    return m.compile(ledger, options).delta(epsilon, direction, digits)
 
 
 @serialized
 def epsilon(
-    config: Config, delta, *, direction: str = "both", method: str = "exact", digits: int = 30, budget=None, **options
+    config, delta, *, direction: str = "both", method: str = "exact", digits: int = 30, budget=None, **options
 ) -> Bracket:
     """Bracket [lower, upper] for ε(δ) = inf{ε : δ(ε) ≤ delta}."""
-    m, digits = _checked("epsilon", config, method, delta, digits, budget, options, direction)
-    return m.epsilon(config, delta, direction, digits, **options)
+    m, ledger, digits = _checked("epsilon", config, method, delta, digits, budget, options, direction)
+    return m.compile(ledger, options).epsilon(delta, direction, digits)
 
 
 @serialized
-def rdp(config: Config, alpha, *, method: str = "exact", digits: int = 30, budget=None) -> Bracket:
+def rdp(config, alpha, *, method: str = "exact", digits: int = 30, budget=None) -> Bracket:
     """Rényi DP of the remove direction at order alpha."""
-    m, digits = _checked("rdp", config, method, alpha, digits, budget, {})
-    return m.rdp(config, alpha, digits)
+    m, ledger, digits = _checked("rdp", config, method, alpha, digits, budget, {})
+    return m.compile(ledger, {}).rdp(alpha, digits)
+
+
+def compile(accounted, *, method: str = "exact", budget=None, **options) -> "Accountant":
+    """The ledger (or Config) compiled once by `method`, for any number of queries: what does not depend on the
+    query is built once and kept (`Method.compile`), and each query is checked by the cost model first."""
+    m = registry.method(method)
+    ledger = ledger_of(accounted)
+    m.check_options(options)
+    return Accountant(m, ledger, options, budget)
+
+
+class Accountant:
+    """A compiled ledger (api.compile): delta, epsilon and rdp queries, each checked by the cost model, answered
+    from the method's compiled form. Calls from several threads run one at a time (verialloc.mp_lock)."""
+
+    def __init__(self, method, ledger, options: dict, budget):
+        self.method, self.ledger, self.options, self.budget = method, ledger, options, budget
+        self.compiled = method.compile(ledger, options)
+
+    @serialized
+    def delta(self, epsilon, *, direction: str = "both", digits: int = 30) -> Bracket:
+        digits = check_digits(digits)
+        cost.check("delta", self.ledger, self.method.name, epsilon, self.options, self.budget, digits, direction)
+        return self.compiled.delta(epsilon, direction, digits)
+
+    @serialized
+    def epsilon(self, delta, *, direction: str = "both", digits: int = 30) -> Bracket:
+        digits = check_digits(digits)
+        cost.check("epsilon", self.ledger, self.method.name, delta, self.options, self.budget, digits, direction)
+        return self.compiled.epsilon(delta, direction, digits)
+
+    @serialized
+    def rdp(self, alpha, *, digits: int = 30) -> Bracket:
+        digits = check_digits(digits)
+        cost.check("rdp", self.ledger, self.method.name, alpha, {}, self.budget, digits)
+        return self.compiled.rdp(alpha, digits)

@@ -28,6 +28,7 @@ from .budget import (
 )
 from .config import Config
 from .errors import InvalidParameter, UnsupportedRequest
+from .ledger import ledger_of
 
 __all__ = [
     "BASE_SECONDS",
@@ -44,21 +45,29 @@ __all__ = [
 
 def estimate(
     query: str,
-    config: Config,
+    config,
     method: str = "exact",
     value=None,
     options: dict | None = None,
     digits: int = 30,
     direction: str = "both",
 ) -> Estimate:
-    """Estimated cost of `query` ("delta", "epsilon", "rdp") of `config` by `method` (`value`: ε, δ or α;
-    `options`: the method keywords as passed to the API; `direction`: remove, add or both)."""
-    return registry.method(method).estimate(query, config, value, options or {}, digits, direction)
+    """Estimated cost of `query` ("delta", "epsilon", "rdp") of `config` (a Config, or a Ledger: the sum over its
+    events) by `method` (`value`: ε, δ or α; `options`: the method keywords as passed to the API; `direction`:
+    remove, add or both)."""
+    m, ledger = registry.method(method), ledger_of(config)
+    options = options or {}
+    if ledger.single is not None:
+        return m.estimate(query, ledger.single, value, options, digits, direction)
+    total = sum(
+        (m.estimate(query, e, value, options, digits, direction) for e in ledger.events), Estimate(0.0, 0.0, "events")
+    )
+    return Estimate(total.seconds, total.memory, "events", len(ledger.events))
 
 
 def check(
     query: str,
-    config: Config,
+    config,
     method: str = "exact",
     value=None,
     options: dict | None = None,
@@ -67,23 +76,35 @@ def check(
     direction: str = "both",
 ) -> Estimate:
     """Refuse (before any work) parameters a method cannot represent and requests whose estimated cost exceeds
-    `budget` (a Budget, seconds, or None for the default); returns the estimate otherwise."""
+    `budget` (a Budget, seconds, or None for the default); returns the estimate otherwise. `config`: a Config or a
+    Ledger (every event is checked; the estimate is their sum)."""
     budget = Budget.of(budget)
-    m = registry.method(method)
+    m, ledger = registry.method(method), ledger_of(config)
     options = options or {}
-    parameter_range(query, config, method, value)
-    est = m.estimate(query, config, value, options, digits, direction)
+    for event in ledger.events:
+        parameter_range(query, event, method, value)
+    est = estimate(query, ledger, method, value, options, digits, direction)
     if est.fits(budget):
         return est
+    what = (
+        f"estimated {est.describe()} exceeds the budget of {seconds_text(budget.seconds)} and "
+        f"{bytes_text(budget.memory)}"
+    )
+    if ledger.single is None:
+        raise BudgetExceeded(
+            "events",
+            len(ledger.events),
+            f"{method} {query} of {len(ledger.events)} events: "
+            f"{what}; merge or drop events, or use another --method or a larger --budget",
+            est,
+            budget,
+        )
+    config = ledger.single
     name, current = est.driver, est.value
     if name == "digits":
         name, current, hint = m.fewer_digits(query, config, value, budget, digits, direction)
     else:
         hint = _nearest(query, config, m, value, options, budget, digits, name, current)
-    what = (
-        f"estimated {est.describe()} exceeds the budget of {seconds_text(budget.seconds)} and "
-        f"{bytes_text(budget.memory)}"
-    )
     shown = _short(Fraction(current)) if isinstance(current, int) else current
     raise BudgetExceeded(name, shown, f"{method} {query}: {what}; {hint}", est, budget)
 

@@ -160,3 +160,22 @@ def _numpy():
     import sys
 
     return sys.modules.get("numpy")  # numpy values can only exist if numpy was imported
+
+
+def describe(echo: dict, show=lambda name, value: str(value)) -> str:
+    """One line for the echo of a Config or a Ledger (`as_dict`): the mechanism, its parameters, the scheme and its
+    sizes; for a composition, how many events (`describe_events` lists them). `show(name, value)`: how a value is
+    printed (the CLI adds the text as typed)."""
+    if "events" in echo:
+        return f"a composition of {len(echo['events'])} events"
+    params = ", ".join(f"{k}={show(k, v)}" for k, v in echo["params"].items())
+    head = (
+        f"{echo['mechanism']}({params}), {echo['scheme']} steps={show('steps', echo['steps'])} "
+        f"k={show('k', echo['k'])} epochs={show('epochs', echo['epochs'])}"
+    )
+    return head + (f" rate={show('rate', echo['rate'])}" if "rate" in echo else "")
+
+
+def describe_events(echo: dict) -> list[str]:
+    """One line per event of a composition's echo (none for one configuration)."""
+    return [f"    phase {i + 1}: {describe(e)}" for i, e in enumerate(echo.get("events", []))]

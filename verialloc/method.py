@@ -16,9 +16,10 @@ from fractions import Fraction
 
 from .budget import Estimate
 from .config import Config
-from .errors import InvalidParameter
+from .errors import InvalidParameter, UnsupportedRequest
+from .ledger import Ledger
 from .result import Bracket
-from .validation import abbreviated
+from .validation import abbreviated, to_fraction
 
 #: the query kinds
 QUERIES = ("delta", "epsilon", "rdp")
@@ -64,6 +65,8 @@ class Method(ABC):
     orders: str | None = None
     #: whether its brackets are bounds (False: statistical estimates, which certify and the bridges never use)
     gives_bounds: bool = True
+    #: whether its accountant takes a Ledger of several events (a composition) as well as a Config
+    composes_events: bool = False
     #: the methods it runs in turn, each with how much longer it runs there than at its quick settings (best)
     combines: dict = {}
 
@@ -106,15 +109,82 @@ class Method(ABC):
 
     def delta(self, config: Config, epsilon, direction: str, digits: int, progress=None, **options) -> Bracket:
         """Bracket [lower, upper] for δ(ε) (its accountant module's `delta`)."""
+        config = self._accounted(config)
         return self.accountant.delta(config, epsilon, direction, digits, **self._with_progress(options, progress))
 
     def epsilon(self, config: Config, delta, direction: str, digits: int, progress=None, **options) -> Bracket:
         """Bracket [lower, upper] for ε(δ) = inf{ε : δ(ε) ≤ delta}."""
+        config = self._accounted(config)
         return self.accountant.epsilon(config, delta, direction, digits, **self._with_progress(options, progress))
 
     def rdp(self, config: Config, alpha, digits: int) -> Bracket:
         """Rényi DP of the remove direction at order alpha."""
-        return self.accountant.rdp(config, alpha, digits)
+        return self.accountant.rdp(self._accounted(config), alpha, digits)
+
+    def _accounted(self, accounted):
+        """What the accountant is given: a Config, or a Ledger of several events to a method that composes them."""
+        if not isinstance(accounted, Ledger):
+            return accounted
+        if accounted.single is not None:
+            return accounted.single
+        if not self.composes_events:
+            raise UnsupportedRequest(
+                "events",
+                len(accounted.events),
+                f"method {self.name} accounts one event (a single configuration); for a composition of events use "
+                "--method pld, rdp or best",
+            )
+        return accounted
 
     def _with_progress(self, options: dict, progress) -> dict:
         return {**options, "progress": progress} if self.takes_progress and progress is not None else options
+
+    def compile(self, ledger, options: dict) -> "Compiled":
+        """The ledger in this method's representation, for any number of queries. The base form answers each
+        distinct query once by the method's own queries (given the one Config of a one-event ledger, or the Ledger
+        to a method that `composes_events`) and keeps the bracket; a method refuses a composition it cannot
+        account."""
+        self._accounted(ledger)  # a composition the method cannot account is refused here, before any query
+        return Compiled(self, ledger, options)
+
+
+class Compiled:
+    """A ledger compiled by one method: `delta`, `epsilon` and `rdp` read it. This base form answers each distinct
+    query of a one-event ledger once (by the method's own query) and keeps the bracket; methods that compose events
+    or share work between queries return their own (`Method.compile`)."""
+
+    def __init__(self, method: Method, ledger, options: dict):
+        self.method, self.ledger, self.options = method, ledger, dict(options)
+        self.accounted = ledger.single if ledger.single is not None else ledger
+        self._answers: dict = {}
+
+    def _memo(self, key, compute) -> Bracket:
+        if key not in self._answers:
+            self._answers[key] = compute()
+        return self._answers[key]
+
+    def delta(self, epsilon, direction: str = "both", digits: int = 30) -> Bracket:
+        """Bracket [lower, upper] for δ(ε)."""
+        return self._memo(
+            ("delta", _key(epsilon), direction, digits),
+            lambda: self.method.delta(self.accounted, epsilon, direction, digits, **self.options),
+        )
+
+    def epsilon(self, delta, direction: str = "both", digits: int = 30) -> Bracket:
+        """Bracket [lower, upper] for ε(δ) = inf{ε : δ(ε) ≤ delta}."""
+        return self._memo(
+            ("epsilon", _key(delta), direction, digits),
+            lambda: self.method.epsilon(self.accounted, delta, direction, digits, **self.options),
+        )
+
+    def rdp(self, alpha, digits: int = 30) -> Bracket:
+        """Rényi DP of the remove direction at order alpha."""
+        return self._memo(("rdp", _key(alpha), digits), lambda: self.method.rdp(self.accounted, alpha, digits))
+
+
+def _key(value):
+    """A query value as a cache key: its exact value when it has one (0.1 and "0.1" and 1/10 are one query)."""
+    try:
+        return to_fraction("value", value)
+    except InvalidParameter:
+        return repr(value)

@@ -19,6 +19,7 @@ import mpmath as mp
 from ..config import Config
 from ..errors import UnsupportedRequest
 from ..formatting import decimal
+from ..ledger import ledger_of
 from ..mechanisms import ContinuousMechanism, Mechanism
 from ..mechanisms.base import mpq
 from ..result import Bracket, max_bracket
@@ -35,29 +36,32 @@ MAX_WORKING_DIGITS = 4000
 UNRESOLVED = mp.mpf("1e-3")
 
 
-def delta(config: Config, epsilon, direction: str = "both", digits: int = 30) -> Bracket:
-    """Bracket for δ(ε) of the dominating pair of `config` (F2, F22); "both" is the max over directions (F3)."""
+def delta(config, epsilon, direction: str = "both", digits: int = 30) -> Bracket:
+    """Bracket for δ(ε) of the dominating pair of `config` (a Config, or a Ledger of events: `_ledger_delta`)
+    (F2, F22); "both" is the max over directions (F3)."""
     eps = real("epsilon", epsilon)
-    return _per_direction(direction, lambda d: _delta_one(config, eps, d, digits))
+    ledger = ledger_of(config)
+    if ledger.single is None:
+        return _per_direction(direction, lambda d: _ledger_query("delta", ledger, eps, d, digits))
+    return _per_direction(direction, lambda d: _delta_one(ledger.single, eps, d, digits))
 
 
-def epsilon(config: Config, delta, direction: str = "both", digits: int = 30) -> Bracket:
+def epsilon(config, delta, direction: str = "both", digits: int = 30) -> Bracket:
     """Bracket for ε(δ) = inf{ε : δ(ε) ≤ delta}; "both" is the max over directions."""
     target = open_unit("delta", delta)
-    return _per_direction(direction, lambda d: _epsilon_one(config, target, d, digits))
+    ledger = ledger_of(config)
+    if ledger.single is None:
+        return _per_direction(direction, lambda d: _ledger_query("epsilon", ledger, target, d, digits))
+    return _per_direction(direction, lambda d: _epsilon_one(ledger.single, target, d, digits))
 
 
-def rdp(config: Config, alpha, digits: int = 30) -> Bracket:
-    """Exact Rényi DP of the remove direction at integer α (F38 for allocation, binomial expansion for Poisson)."""
+def rdp(config, alpha, digits: int = 30) -> Bracket:
+    """Exact Rényi DP of the remove direction at integer α (F38 for allocation, binomial expansion for Poisson); a
+    Ledger's is the sum of its events' (composition, F21)."""
     a = integer("alpha", alpha, lo=2)
-    if config.scheme == "allocation":
-        if config.k != 1:
-            raise UnsupportedRequest(
-                "k", config.k, "the exact RDP (F38) covers k = 1; use --method rdp for the k > 1 reduction"
-            )
-        value = allocation_rdp(config.mechanism, config.steps, a, digits=digits, epochs=config.epochs)
-    else:
-        value = poisson_rdp(config.mechanism, config.steps, config.rate, a, digits=digits, epochs=config.epochs)
+    values = [_event_rdp(e, a, digits) for e in ledger_of(config).events]
+    with mp.workdps(digits + GUARD):  # the sum of a composition at the values' own precision, not the ambient one
+        value = values[0] if len(values) == 1 else mp.fsum(values)
     return Bracket("rdp", value, value, METHOD, "remove", "exact", {"alpha": a})
 
 
@@ -334,3 +338,62 @@ def _invert_decreasing(fn, target: mp.mpf) -> mp.mpf:
         else:
             hi = mid
     return hi
+
+
+def _event_rdp(config: Config, a: int, digits: int) -> mp.mpf:
+    if config.scheme == "allocation":
+        if config.k != 1:
+            raise UnsupportedRequest(
+                "k", config.k, "the exact RDP (F38) covers k = 1; use --method rdp for the k > 1 reduction"
+            )
+        return allocation_rdp(config.mechanism, config.steps, a, digits=digits, epochs=config.epochs)
+    return poisson_rdp(config.mechanism, config.steps, config.rate, a, digits=digits, epochs=config.epochs)
+
+
+def ledger_composition(ledger) -> Mechanism | None:
+    """The whole ledger as one pair when every event is a `composition` and they compose in closed form
+    (`Mechanism.composed_with`: Gaussians, whose μ add, F13), else None."""
+    pairs = [composition(e) for e in ledger.events]
+    if any(p is None for p in pairs):
+        return None
+    out = pairs[0]
+    for p in pairs[1:]:
+        out = out.composed_with(p)
+        if out is None:
+            return None
+    return out
+
+
+def _ledger_query(quantity: str, ledger, value, d: str, digits: int) -> Bracket:
+    """A composition of events: one pair in closed form (`ledger_composition`), or finite pairs composed exactly
+    (discrete_profiles.composed_delta/epsilon over the events' scheme pairs, bracketing pairs bracketed); else
+    UnsupportedRequest naming what the exact layer composes."""
+    with mp.workdps(digits + GUARD):
+        comp = ledger_composition(ledger)
+        if comp is not None:
+            if quantity == "delta":
+                v = _settled_delta(comp, value, digits)
+            else:
+                v = _settled_epsilon(comp, value, digits)
+                if v is None:
+                    v = _invert_decreasing(lambda e: _settled_delta(comp, e, digits), mpq(value))
+            return Bracket(quantity, v, v, METHOD, d, details={"route": f"{comp.name} composition of events (F13)"})
+        brackets = [e.mechanism.finite_pairs() for e in ledger.events]
+        if any(b is None for b in brackets):
+            raise UnsupportedRequest(
+                "events",
+                len(ledger.events),
+                "the exact layer composes events that are all finite pairs, or all Gaussian with every step "
+                "holding the element (k = steps or rate 1, F13); use --method pld or best for this ledger",
+            )
+        sides = [
+            [
+                discrete_profiles.Part(b[i], e.scheme, e.steps, e.k, e.epochs, e.rate)
+                for b, e in zip(brackets, ledger.events)
+            ]
+            for i in (0, 1)
+        ]
+        ask = discrete_profiles.composed_delta if quantity == "delta" else discrete_profiles.composed_epsilon
+        same = all(b[0] is b[1] for b in brackets)
+        pairs = (sides[0], sides[0] if same else sides[1])
+        return _finite_bracket(quantity, pairs, lambda parts: ask(parts, value, d, digits), d, digits)

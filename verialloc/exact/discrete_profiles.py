@@ -8,6 +8,8 @@ vectors instead of the m^t sequences. Atoms are labelled by their count vectors 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from functools import reduce
 
 import mpmath as mp
 
@@ -180,63 +182,21 @@ def discrete_delta(mech, scheme: str, steps, epsilon, direction: str, *, k=1, ep
     Correct to `digits` significant digits at every scale of δ (1e-300 included): evaluated at increasing
     precisions until two consecutive values agree to digits + 2 digits (`_certified`). 0 is returned only when
     it is proven exactly: δ(ε) = 0 iff ε ≥ L*, the largest privacy loss of the composed pair (F1, F2; see
-    `zero_decisions.loss_bound`). A positive δ is never rounded to 0; one that needs more than the precision cap raises
-    UnsupportedRequest.
+    `zero_decisions.loss_bound`). A positive δ is never rounded to 0; one that needs more than the precision cap
+    raises UnsupportedRequest.
     """
-    eps = real("epsilon", epsilon)
-    directions = _directions(direction)
-
-    def proven_zero(i):
-        return zero_decisions.vanishes(mech, scheme, steps, k, epochs, rate, eps, directions[i], digits)
-
-    values = _certified(
-        mech,
-        scheme,
-        steps,
-        k,
-        epochs,
-        rate,
-        digits,
-        lambda pair: [pair.delta(eps, d) for d in directions],
-        proven_zero=proven_zero,
-        zero_test=lambda i: False,
-        unresolved=lambda cap: zero_decisions.unresolved_delta(mech, eps, digits, cap),
-    )
-    return max(values)
+    return composed_delta([Part(mech, scheme, steps, k, epochs, rate)], epsilon, direction, digits)
 
 
 def discrete_epsilon(mech, scheme: str, steps, delta, direction: str, *, k=1, epochs=1, rate=None, digits=30) -> mp.mpf:
     """Smallest ε with δ(ε) ≤ delta (F2, F3; see FiniteLossPair.epsilon); "both" takes the larger ε.
 
     mp.inf when the mass at loss +inf exceeds delta. Certified to `digits` digits like discrete_delta, at any
-    scale of ε; ε = 0 is returned only when δ(0) = delta is proven exactly (`zero_decisions.epsilon_is_zero`). delta is
-    rounded once at the caller's precision (the exact accountant runs at digits + 15): call this at a
+    scale of ε; ε = 0 is returned only when δ(0) = delta is proven exactly (`zero_decisions.epsilon_is_zero`).
+    delta is rounded once at the caller's precision (the exact accountant runs at digits + 15): call this at a
     precision above `digits` or ε inverts the rounded delta.
     """
-    target = unit_closed("delta", delta)  # rounded once, at the caller's precision (see docstring)
-    exact_target = to_fraction("delta", delta)
-    directions = _directions(direction)
-    values = _certified(
-        mech,
-        scheme,
-        steps,
-        k,
-        epochs,
-        rate,
-        digits,
-        lambda pair: [pair.epsilon(target, d) for d in directions],
-        proven_zero=lambda i: False,
-        zero_test=lambda i: zero_decisions.epsilon_is_zero(
-            mech, lambda: scheme_pair(mech, scheme, steps, k=k, epochs=epochs, rate=rate, exact=True), exact_target
-        ),
-        unresolved=lambda cap: UnsupportedRequest(
-            "delta",
-            delta,
-            f"epsilon(delta) is not resolved to {digits} digits within {cap} working "
-            "digits (epsilon too close to 0 to separate it from 0)",
-        ),
-    )
-    return max(values)
+    return composed_epsilon([Part(mech, scheme, steps, k, epochs, rate)], delta, direction, digits)
 
 
 def _directions(direction: str) -> tuple[str, ...]:
@@ -244,9 +204,9 @@ def _directions(direction: str) -> tuple[str, ...]:
     return ("remove", "add") if d == "both" else (d,)
 
 
-def _certified(mech, scheme, steps, k, epochs, rate, digits, query, *, proven_zero, zero_test, unresolved) -> list:
-    """Run `query(pair)` at growing precisions until, for every entry, two consecutive results agree to
-    digits + 2 significant digits, or the entry is exactly 0 by proof.
+def _certified(parts: list, digits, query, *, proven_zero, zero_test, unresolved) -> list:
+    """Run `query(pair)` on the composition of `parts` at growing precisions until, for every entry, two consecutive
+    results agree to digits + 2 significant digits, or the entry is exactly 0 by proof.
 
     proven_zero(i): entry i is 0 exactly (asked once, after the first evaluation has validated the request).
     zero_test(i): asked once for an entry that keeps looking like rounding noise around 0; True only on proof.
@@ -255,14 +215,13 @@ def _certified(mech, scheme, steps, k, epochs, rate, digits, query, *, proven_ze
     (MAX_WORKING_DIGITS, lowered for large pairs by MAX_DIGIT_ATOMS) `unresolved(cap)` is raised.
     """
     n = check_digits(digits)
-    t = integer("steps", steps)
-    guard = _guard(t, integer("epochs", epochs))
+    guard = _guard(sum(integer("steps", p.steps) for p in parts), sum(integer("epochs", p.epochs) for p in parts))
     dps, cap = n + guard, None
     previous = prev_dps = None
     decided, tested = {}, set()
     while True:
         with mp.workdps(dps):
-            pair = scheme_pair(mech, scheme, t, k=k, epochs=epochs, rate=rate)
+            pair = _product(parts)
             current = query(pair)
         if cap is None:
             cap = max(4 * (n + guard), min(MAX_WORKING_DIGITS, MAX_DIGIT_ATOMS // max(1, len(pair))))
@@ -321,3 +280,69 @@ def _probabilities(mech, exact: bool) -> tuple[list, list]:
     if values is None:
         raise InvalidParameter("mechanism", pair, "exact rational masses need a pair with rational probabilities")
     return list(values[0]), list(values[1])
+
+
+@dataclass(frozen=True)
+class Part:
+    """One event of a composition over finite pairs: the pair `mech` under `scheme`, composed over `epochs`."""
+
+    mech: object
+    scheme: str
+    steps: int
+    k: int = 1
+    epochs: int = 1
+    rate: object = None
+
+    def pair(self, exact: bool = False) -> FiniteLossPair:
+        return scheme_pair(
+            self.mech, self.scheme, self.steps, k=self.k, epochs=self.epochs, rate=self.rate, exact=exact
+        )
+
+
+def _product(parts: list, exact: bool = False) -> FiniteLossPair:
+    """The composition of the parts' scheme pairs (F6, F8: the product pair)."""
+    return reduce(lambda x, y: x.compose(y), (p.pair(exact) for p in parts))
+
+
+def composed_delta(parts: list, epsilon, direction: str, digits=30) -> mp.mpf:
+    """δ(ε) of the composition of `parts` (Part: a finite pair under a scheme, for its epochs; F2, F3, F8), certified
+    like discrete_delta; 0 only when ε ≥ the sum of the parts' largest losses (F1)."""
+    eps = real("epsilon", epsilon)
+    directions = _directions(direction)
+
+    def proven_zero(i):
+        return zero_decisions.vanishes(parts, eps, directions[i], digits)
+
+    irrational = next((p.mech for p in parts if p.mech.exact_probabilities() is None), parts[0].mech)
+    values = _certified(
+        parts,
+        digits,
+        lambda pair: [pair.delta(eps, d) for d in directions],
+        proven_zero=proven_zero,
+        zero_test=lambda i: False,
+        unresolved=lambda cap: zero_decisions.unresolved_delta(irrational, eps, digits, cap),
+    )
+    return max(values)
+
+
+def composed_epsilon(parts: list, delta, direction: str, digits=30) -> mp.mpf:
+    """Smallest ε with δ(ε) ≤ delta of the composition of `parts`, certified like discrete_epsilon."""
+    target = unit_closed("delta", delta)  # rounded once, at the caller's precision (see discrete_epsilon)
+    exact_target = to_fraction("delta", delta)
+    directions = _directions(direction)
+    values = _certified(
+        parts,
+        digits,
+        lambda pair: [pair.epsilon(target, d) for d in directions],
+        proven_zero=lambda i: False,
+        zero_test=lambda i: zero_decisions.epsilon_is_zero(
+            [p.mech for p in parts], lambda: _product(parts, exact=True), exact_target
+        ),
+        unresolved=lambda cap: UnsupportedRequest(
+            "delta",
+            delta,
+            f"epsilon(delta) is not resolved to {digits} digits within {cap} working "
+            "digits (epsilon too close to 0 to separate it from 0)",
+        ),
+    )
+    return max(values)

@@ -10,6 +10,7 @@ from . import accountant, cost
 class ExactMethod(Method):
     name = "exact"
     orders = "integer >= 2"
+    composes_events = True
     accountant = accountant
     float_range = None
     cheaper = {

@@ -34,20 +34,23 @@ def loss_bound(mech, scheme, steps, k, epochs, rate, direction):
     return c * single if isinstance(single, Fraction) else (c, single)
 
 
-def vanishes(mech, scheme, steps, k, epochs, rate, eps: Fraction, direction: str, digits: int) -> bool:
-    """True iff δ(ε) = 0 exactly, i.e. ε ≥ L* (`loss_bound`); an irrational L* is compared at growing precision."""
-    bound = loss_bound(mech, scheme, steps, k, epochs, rate, direction)
-    if bound is None or (isinstance(bound, mp.mpf) and mp.isinf(bound)):
+def vanishes(parts: list, eps: Fraction, direction: str, digits: int) -> bool:
+    """True iff δ(ε) = 0 exactly for the composition of `parts` (discrete_profiles.Part), i.e. ε ≥ L* = the sum of
+    the parts' largest losses (`loss_bound`); an irrational L* is compared at growing precision."""
+    bounds = [loss_bound(p.mech, p.scheme, p.steps, p.k, p.epochs, p.rate, direction) for p in parts]
+    if any(b is None or (isinstance(b, mp.mpf) and mp.isinf(b)) for b in bounds):
         return False
-    if isinstance(bound, Fraction):
-        return eps >= bound
-    c, log_ratio = bound
+    exact = sum((b for b in bounds if isinstance(b, Fraction)), Fraction(0))
+    irrational = [b for b in bounds if not isinstance(b, Fraction)]
+    if not irrational:
+        return eps >= exact
     dps = check_digits(digits) + 10
+    scale = 1 + abs(exact) + sum(c for c, _ in irrational)
     while dps <= MAX_WORKING_DIGITS:
         with mp.workdps(dps):
             e = mpq(eps)
-            diff = e - c * log_ratio()
-            if abs(diff) > (1 + abs(e) + c) * mp.mpf(10) ** (10 - dps):
+            diff = e - mpq(exact) - mp.fsum(c * log_ratio() for c, log_ratio in irrational)
+            if abs(diff) > (abs(e) + scale) * mp.mpf(10) ** (10 - dps):
                 return diff > 0
         dps *= 2
     raise UnsupportedRequest(
@@ -76,16 +79,17 @@ def unresolved_delta(mech, eps: Fraction, digits: int, cap: int) -> UnsupportedR
     return UnsupportedRequest("epsilon", _short(eps), text)
 
 
-def epsilon_is_zero(mech, exact_pair, target: Fraction) -> bool:
+def epsilon_is_zero(mechs: list, exact_pair, target: Fraction) -> bool:
     """True iff the smallest ε with δ(ε) ≤ target is exactly 0: δ(0) = target and δ(ε) > target for ε < 0.
 
-    Pairs with irrational masses, e.g. randomized response: never. Every mass is a polynomial with rational coefficients in the transcendental
-    y = e^{ε0}/(1 + e^{ε0}), so δ(0) = TV is such a polynomial that vanishes at y = 1/2 (P = Q there); it equals
-    a rational target only if target = 0 = TV, impossible for ε0 > 0. Rational pairs: decided with exact
-    Fractions (TV = δ(0), and the slope −B(ratio ≥ 1) left of 0 must be nonzero). Unknown pairs: False.
+    Pairs with irrational masses, e.g. randomized response: never. Every mass is a polynomial with rational
+    coefficients in the transcendental y = e^{ε0}/(1 + e^{ε0}), so δ(0) = TV is such a polynomial that vanishes at
+    y = 1/2 (P = Q there); it equals a rational target only if target = 0 = TV, impossible for ε0 > 0. Rational
+    pairs: decided with exact Fractions (TV = δ(0), and the slope −B(ratio ≥ 1) left of 0 must be nonzero) on the
+    composed pair `exact_pair()` (Fraction masses). Unknown pairs: False.
     """
-    if mech.exact_probabilities() is None:
+    if any(m.exact_probabilities() is None for m in mechs):
         return False
-    pair = exact_pair()  # the composed scheme pair with Fraction masses (discrete_profiles.scheme_pair)
+    pair = exact_pair()
     tv = sum((x - y for x, y in zip(pair.a, pair.b) if x > y), Fraction(0))
     return tv == target and any(x >= y > 0 for x, y in zip(pair.a, pair.b))

@@ -102,6 +102,10 @@ class Mechanism(ABC):
         """The n-fold composition of this pair as one pair with a closed form (the Gaussian's, F13), or None."""
         return None
 
+    def composed_with(self, other: "Mechanism") -> "Mechanism | None":
+        """This pair composed with `other` as one pair with a closed form (two Gaussians: μ adds, F13), or None."""
+        return None
+
     def epsilon_direct(self, target: Fraction) -> mp.mpf | None:
         """ε(δ = target) at the current precision by a solver of the pair's own (the Gaussian's shifted F13), or None:
         the exact layer then inverts `delta`."""

@@ -10,7 +10,7 @@ import numpy as np
 import sympy as sp
 from scipy import special
 
-from ..validation import integer, positive, real
+from ..validation import positive, real
 from .base import ContinuousMechanism, FloatMoments, LossStatistics, SymbolicMoments, mpq
 from .loss_law import U, LossLaw
 
@@ -34,25 +34,38 @@ class Gaussian(ContinuousMechanism):
     quadrature_limits = {"sigma": Fraction(1, 500)}
     closed_form_moments = True
 
-    def __init__(self, sigma, copies: int = 1):
+    def __init__(self, sigma, copies=1):
         self.sigma = positive("sigma", sigma)
-        self.copies = integer("copies", copies, lo=1)
+        self.copies = positive("copies", copies)  # a rational weight once Gaussians of other σ are folded in
 
     def params(self) -> dict[str, str]:
-        return {"sigma": str(self.sigma), **({"copies": str(self.copies)} if self.copies > 1 else {})}
+        return {"sigma": str(self.sigma), **({"copies": str(self.copies)} if self.copies != 1 else {})}
 
     def composed(self, n: int) -> "Gaussian":
         """n compositions of this pair: the Gaussian of σ/√(copies·n) (F13)."""
         return Gaussian(self.sigma, self.copies * n)
 
+    def composed_with(self, other) -> "Gaussian | None":
+        """This pair composed with another Gaussian: μ adds (F13, F15), so it is the Gaussian of σ with copies
+        c + c'·σ²/σ'² (exact); None for another kind of pair."""
+        if not isinstance(other, Gaussian):
+            return None
+        return Gaussian(self.sigma, self.copies + other.copies * self.sigma**2 / other.sigma**2)
+
+    @property
+    def noise_multiplier(self) -> float:
+        """σ/√copies in float64 (σ itself, exactly rounded, for one step): what the Gaussian-only float theorems
+        read (summed-output bound, Monte Carlo, asymptotic bound, other libraries' accountants)."""
+        return float(self.sigma) if self.copies == 1 else float(self.sigma) / math.sqrt(float(self.copies))
+
     def _sigma(self) -> mp.mpf:
         """σ/√copies at the current precision."""
         s = mpq(self.sigma)
-        return s if self.copies == 1 else s / mp.sqrt(self.copies)
+        return s if self.copies == 1 else s / mp.sqrt(mpq(self.copies))
 
     def _mu(self) -> Fraction:
         """μ = copies/(2σ²), exactly (F15)."""
-        return Fraction(self.copies) / (2 * self.sigma**2)
+        return self.copies / (2 * self.sigma**2)
 
     def delta(self, epsilon, direction: str = "remove") -> mp.mpf:
         """Balle–Wang profile (F13): Φ(1/(2σ) − εσ) − e^ε Φ(−1/(2σ) − εσ); both directions agree."""
@@ -105,7 +118,7 @@ class Gaussian(ContinuousMechanism):
         """D_p = u^{p(p−1)} with u = exp(1/(2σ²)): polynomials in u (F14)."""
         u, sigma = sp.Symbol("u", positive=True), sp.Symbol("sigma", positive=True)
         vals = tuple(u ** (p * (p - 1)) for p in range(n + 1))
-        value = sp.exp(self.copies / (2 * sigma**2)).subs(sigma, sp.Rational(self.sigma))
+        value = sp.exp(sp.Rational(self.copies) / (2 * sigma**2)).subs(sigma, sp.Rational(self.sigma))
         return SymbolicMoments(vals, u, value)
 
     def q_pdf(self, x) -> mp.mpf:
@@ -119,11 +132,11 @@ class Gaussian(ContinuousMechanism):
         return []
 
     def loss_scale(self) -> Fraction:
-        return 1 / self.sigma**2
+        return self.copies / self.sigma**2
 
     def allocation_depth(self, epsilon: mp.mpf, t: int) -> mp.mpf:
         """σ·ln(t·e^ε) + 1/(2σ): one U = P/Q of the t steps reaching t·e^ε alone (F15)."""
-        s = mpq(self.sigma)
+        s = self._sigma()
         return s * (epsilon + mp.log(t)) + 1 / (2 * s)
 
     def loss_law(self, bound: str = "upper") -> "GaussianLoss":
@@ -133,7 +146,7 @@ class Gaussian(ContinuousMechanism):
     def float_log_moments(self, j: np.ndarray) -> FloatMoments:
         """F14: x_j = j(j−1)/(2σ²) (j(j−1) exact in float64; 2σ² has relative error <= 3u), excess ln expm1(x_j)."""
         sigma = float(self.sigma)
-        x = j * (j - 1) * self.copies / (2.0 * sigma * sigma)
+        x = j * (j - 1) * float(self.copies) / (2.0 * sigma * sigma)
         err = 5 * U * x + U
         excess = np.full(j.size, -np.inf)
         pos = x > 0
@@ -147,7 +160,7 @@ class Gaussian(ContinuousMechanism):
 
     def loss_statistics(self) -> LossStatistics:
         """ℓ ~ N(μ, 2μ) under P: mean μ, variance 2μ = 1/σ², span ±Z_TAIL standard deviations plus 2μ (F15)."""
-        s = float(self.sigma) / math.sqrt(self.copies)
+        s = float(self.sigma) / math.sqrt(float(self.copies))
         return LossStatistics(0.5 / s**2, 1 / s**2, 2 * Z_TAIL / s + 1 / s**2, math.expm1(min(1 / s**2, 700.0)))
 
 

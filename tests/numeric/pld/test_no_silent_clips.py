@@ -16,7 +16,7 @@ from verialloc.cli import main
 from verialloc.config import Config
 from verialloc.errors import InternalError
 from verialloc.mechanisms import Gaussian
-from verialloc.numeric.pld import pipeline
+from verialloc.numeric.pld import pipeline, pld_accountant
 
 
 def test_summed_output_lower_end_above_the_upper_end_is_an_internal_error():
@@ -35,7 +35,7 @@ def test_cli_reports_an_internal_error_with_status_3(monkeypatch, capsys):
     def broken(*args, **kwargs):
         raise InternalError("planted")
 
-    monkeypatch.setattr(api.METHODS["pld"], "delta", broken)
+    monkeypatch.setattr(pld_accountant, "query", broken)
     code = main(
         ["delta", "--mechanism", "gaussian", "--sigma", "1", "--steps", "3", "--epsilon", "1", "--method", "pld"]
     )

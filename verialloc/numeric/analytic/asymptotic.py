@@ -36,7 +36,7 @@ def delta(config: Config, epsilon: float, direction: str, options: Options = Opt
         not_applicable("k", k, "the asymptotic corollary (F43a) needs k | t and 2k/t <= 1")
     if not epsilon > 0:
         not_applicable("epsilon", epsilon, "the asymptotic corollary (F43a) needs epsilon > 0")
-    free = free_delta(float(mech.sigma), t, k)
+    free = free_delta(mech.noise_multiplier, t, k)
     if 2 * free >= 1:
         not_applicable("sigma", mech.sigma, "too small for the asymptotic corollary (F43a): its additive 2δ >= 1")
     rate = rate_up(2 * k / t)

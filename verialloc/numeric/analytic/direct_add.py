@@ -35,6 +35,8 @@ def delta(config: Config, epsilon: float, direction: str, options: Options = Opt
     mech = config.mechanism
     if not isinstance(mech, Gaussian):
         not_applicable("mechanism", mech.name, "the direct add bound is implemented for the Gaussian (F42) only")
+    if mech.copies != 1:
+        not_applicable("mechanism", repr(mech), "F42 is implemented for one Gaussian step per allocated step")
     m, n = blocks(config)
     with mp.workdps(40):
         s = mp.mpf(mech.sigma.numerator) / mech.sigma.denominator

@@ -18,6 +18,7 @@ from . import best_accountant
 class BestMethod(Method):
     name = "best"
     orders = RDP.orders
+    composes_events = True
     accountant = best_accountant
     keywords = ("progress", "settings", "target_gap")
     flags = PLD_FLAGS + (

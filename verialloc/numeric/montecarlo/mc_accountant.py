@@ -145,7 +145,7 @@ def _options(config: Config, samples, seed, confidence, interval, proposal) -> d
 
 
 def _sigma(config: Config) -> float:
-    return float(config.mechanism.sigma)
+    return config.mechanism.noise_multiplier
 
 
 def _plain(direction: str) -> float:

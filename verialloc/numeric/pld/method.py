@@ -5,9 +5,9 @@ pld_accountant, cost in numeric.pld.cost. Its float64 range leaves ε free: δ q
 from __future__ import annotations
 
 from ...errors import InvalidParameter
-from ...method import Flag, FloatRange, Method
-from ...validation import abbreviated, as_float, positive
-from . import cost, pld_accountant
+from ...method import Compiled, Flag, FloatRange, Method
+from ...validation import abbreviated, as_float, open_unit, positive, real
+from . import cost, pipeline, pld_accountant
 from .pld_accountant import Settings
 
 #: the accuracy flags of the PLD pipeline (shared by the methods built on it)
@@ -48,6 +48,7 @@ def check_progress(progress) -> None:
 
 class PldMethod(Method):
     name = "pld"
+    composes_events = True
     accountant = pld_accountant
     keywords = ("progress", "settings")
     flags = FLAGS
@@ -68,8 +69,45 @@ class PldMethod(Method):
     def estimate(self, query, config, value, options, digits, direction):
         return cost.estimate(config, options.get("settings"), query=query, value=value)
 
+    def compile(self, ledger, options):
+        return PldCompiled(self, ledger, options)
+
     def refusal_hint(self, query, config, value, options, digits, fits):
         return cost.coarser_loss_step(options.get("settings"), lambda s: fits({**options, "settings": s}))
+
+
+class PldCompiled(Compiled):
+    """A ledger's PLDs for any number of queries: the pipeline's tables (each event's, their composition, finer
+    epochs) are built once per set of rules a query needs and kept (pipeline.Builds)."""
+
+    def __init__(self, method, ledger, options):
+        super().__init__(method, ledger, options)
+        self.settings = options.get("settings") or Settings()
+        self.builds = pipeline.Builds(options.get("progress"))
+
+    def delta(self, epsilon, direction="both", digits=30):
+        return self._memo(
+            ("delta", _exact(epsilon, "epsilon"), direction),
+            lambda: pld_accountant.query(
+                "delta", self.ledger, _exact(epsilon, "epsilon"), direction, self.settings, builds=self.builds
+            ),
+        )
+
+    def epsilon(self, delta, direction="both", digits=30):
+        return self._memo(
+            ("epsilon", _exact(delta, "delta"), direction),
+            lambda: pld_accountant.query(
+                "epsilon", self.ledger, open_unit("delta", delta), direction, self.settings, builds=self.builds
+            ),
+        )
+
+    def rdp(self, alpha, digits=30):
+        return pld_accountant.rdp(self.ledger, alpha, digits)
+
+
+def _exact(value, name: str):
+    as_float(name, value)  # beyond float64: InvalidParameter, not OverflowError
+    return real(name, value)
 
 
 METHOD = PldMethod()

@@ -25,13 +25,24 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from ...config import Config
+from ...ledger import ledger_of
 from ...errors import InternalError
 from ...rounding import float_down, float_up, trivial_epsilon_lower
 from . import summed_gaussian, tighten
 from .allocation import default_grid_step, separable
 from .pld import PLD
 from .settings import Settings
-from .table import Direction, PldTable, allocation_runs, build, directions, finer_epochs
+from .table import (
+    Direction,
+    PldTable,
+    allocation_runs,
+    uses_window,
+    build,
+    compose_tables,
+    directions,
+    finer_step,
+    recompose,
+)
 
 #: targets below this switch the allocation to its tail-accurate (relative-error) convolutions
 TINY_DELTA = 1e-9
@@ -74,7 +85,7 @@ class Answer:
 
 
 def answer(
-    config: Config,
+    accounted,
     quantity: str,
     value,
     direction: str,
@@ -83,12 +94,19 @@ def answer(
     epsilon_max: float = 0.0,
     delta_floor: float | None = None,
     progress=None,
+    builds: Builds | None = None,
 ) -> Answer:
-    """Certified ends of δ(ε = value) ("delta") or ε(δ = value) ("epsilon") of `config` in `direction` (remove,
-    add, both), by the rules above; `value` exact (a Fraction) or a float. `delta_floor`: a δ that must keep
-    relative accuracy (a δ claim), `epsilon_max`: a window to start from."""
-    dirs = directions(direction)
+    """Certified ends of δ(ε = value) ("delta") or ε(δ = value) ("epsilon") of `accounted` (a Config, or a Ledger
+    of events) in `direction` (remove, add, both), by the rules above; `value` exact (a Fraction) or a float.
+    `delta_floor`: a δ that must keep relative accuracy (a δ claim), `epsilon_max`: a window to start from,
+    `builds`: the tables built so far for this ledger (a compiled ledger's)."""
+    builds = builds if builds is not None else Builds(progress)
+    ledger = ledger_of(accounted)
     at = value if isinstance(value, Fraction) else Fraction(value)
+    if ledger.single is None:
+        return _answer_ledger(ledger, quantity, at, direction, settings, epsilon_max, delta_floor, builds)
+    config = ledger.single
+    dirs = directions(direction)
     if quantity == "epsilon":
         target = float(at)
         settings = tail_for(settings, target, config)
@@ -96,34 +114,27 @@ def answer(
         reached = [epsilon_max]
 
         def make(s: Settings) -> PldTable:
-            table, fl = (
-                build(config, s, epsilon_max=epsilon_max, progress=progress, delta_floor=floor, direction=direction),
-                floor,
-            )
+            table, fl = builds.table(config, s, epsilon_max, floor, direction), floor
             if (
                 fl is None
                 and config.scheme == "allocation"
                 and tighten.budget_decides([table[d, "upper"] for d in dirs], target)
             ):
                 fl = target  # the float budget, not the mechanism, would decide the upper end: tail-accurate mode
-                table = build(
-                    config, s, epsilon_max=epsilon_max, progress=progress, delta_floor=fl, direction=direction
-                ).noted(_RETRY_NOTE)
+                table = builds.table(config, s, epsilon_max, fl, direction).noted(_RETRY_NOTE)
             if table.window_loss is not None and config.k == 1 and config.epochs == 1:  # beyond the window: rebuild
                 top = max(table[d, "upper"].epsilon_bound(at) for d in dirs)
                 if math.isfinite(top) and top > table.window_loss:
                     reached[0] = max(reached[0], 1.25 * top + 0.01)
-                    table = build(
-                        config, s, epsilon_max=reached[0], progress=progress, delta_floor=fl, direction=direction
-                    )
-            return finer_epochs(table, s, "epsilon", target, progress)
+                    table = builds.table(config, s, reached[0], fl, direction)
+            return builds.finer(table, s, "epsilon", target)
 
         tables, steps = _chain(config, settings, quantity, target, make)
         summed = summed_gaussian.epsilon_lower(config, target)
         sep = _separable(
             config,
             direction,
-            progress,
+            builds.progress,
             lambda law, c: separable.epsilon_lower(law, c.steps, c.k, target, direction, epochs=c.epochs),
         )
         ends = {d: _epsilon_end(config, tables, steps, d, at, target, summed, sep.get(d.value)) for d in dirs}
@@ -137,13 +148,7 @@ def answer(
         settings,
         quantity,
         eps,
-        lambda s: finer_epochs(
-            build(config, s, epsilon_max=window, progress=progress, delta_floor=delta_floor, direction=direction),
-            s,
-            "delta",
-            eps,
-            progress,
-        ),
+        lambda s: builds.finer(builds.table(config, s, window, delta_floor, direction), s, "delta", eps),
     )
     above = float_up(at)  # δ is non-increasing: a lower bound at a float ≥ ε bounds δ(ε) from below (I1)
     summed = summed_gaussian.delta_lower(config, above) if math.isfinite(above) else None
@@ -151,7 +156,7 @@ def answer(
         _separable(
             config,
             direction,
-            progress,
+            builds.progress,
             lambda law, c: separable.delta_lower(law, c.steps, c.k, above, direction, epochs=c.epochs),
         )
         if math.isfinite(above)
@@ -177,16 +182,21 @@ def _epsilon_end(
     hi, notes = his[i], accuracy_notes(tables[i][d, "upper"], target, his[i]) + notes
     lo = tighten.best([t[d, "lower"].epsilon_bound(at) for t in tables], steps, "lower", notes)
     lo = max(lo, trivial_epsilon_lower(target))  # I1: δ(ε) ≥ 1 − e^ε > δ below ln(1 − δ), rounded down
-    if math.isinf(hi):
+    if math.isinf(hi) and config is not None:  # one configuration: the composed-Gaussian bound
         hi = tighten.fallback_upper(config, target, notes)
     return End(_raised(lo, hi, summed, sep, config, notes), hi, tuple(notes))
 
 
-def tail_for(settings: Settings, target: float, config: Config) -> Settings:
+def tail_for(settings: Settings, target: float, accounted) -> Settings:
     """A truncation tail well below the target δ, so truncation cannot decide the answer: the tail is truncated
-    once per composed copy (t·E Poisson steps, k·E allocation PLDs), so their total stays ≤ 1e-3·δ."""
-    copies = config.steps * config.epochs if config.scheme == "poisson" else config.k * config.epochs
-    return replace(settings, tail=max(min(settings.tail, 1e-3 * target / copies), 1e-300))
+    once per composed copy (t·E Poisson steps, k·E allocation PLDs, summed over a ledger's events), so their total
+    stays ≤ 1e-3·δ; rounded down to a power of ten, so that every target of one decade shares it (and a compiled
+    ledger one table: above copies·10⁻¹², every target keeps the default tail)."""
+    copies = sum(c.steps * c.epochs if c.scheme == "poisson" else c.k * c.epochs for c in ledger_of(accounted).events)
+    share = max(1e-3 * target / copies, 1e-300)
+    if share < settings.tail:
+        share = max(10.0 ** math.floor(math.log10(share)), 1e-300)
+    return replace(settings, tail=min(settings.tail, share))
 
 
 def _delta_floor(target: float) -> float | None:
@@ -259,3 +269,76 @@ def _separable(config: Config, direction: str, progress, query) -> dict:
     (progress or (lambda stage: None))("separable lower bound")
     found = query(config.mechanism.loss_laws()["lower"], config)
     return {d: v for d, v in found.items() if v is not None}
+
+
+class Builds:
+    """The tables built for one ledger, kept by what they were built from, so that a query needing a table again
+    reads it (a compiled pld ledger holds one; a single query uses a fresh one)."""
+
+    def __init__(self, progress=None):
+        self.progress = progress
+        self._tables: dict = {}
+        self._finer: dict = {}
+        self._composed: dict = {}
+
+    def table(self, config: Config, settings: Settings, epsilon_max: float, floor, direction: str) -> PldTable:
+        if not uses_window(config):  # the window and the tail-accurate floor are the allocation's alone
+            epsilon_max, floor = 0.0, None
+        key = (config, settings, epsilon_max, floor, direction)
+        if key not in self._tables:
+            self._tables[key] = build(
+                config,
+                settings,
+                epsilon_max=epsilon_max,
+                progress=self.progress,
+                delta_floor=floor,
+                direction=direction,
+            )
+        return self._tables[key]
+
+    def finer(self, table: PldTable, settings: Settings, quantity: str, at) -> PldTable:
+        step = finer_step(table, settings, quantity, at)
+        if step is None:
+            return table
+        key = (id(table), settings, step)
+        if key not in self._finer:
+            self._finer[key] = (table, recompose(table, settings, step, self.progress))
+        return self._finer[key][1]
+
+    def composed(self, tables: list, settings: Settings) -> PldTable:
+        key = (tuple(id(t) for t in tables), settings)
+        if key not in self._composed:
+            self._composed[key] = (tables, compose_tables(tables, settings, self.progress))
+        return self._composed[key][1]
+
+
+def _answer_ledger(
+    ledger,
+    quantity: str,
+    at: Fraction,
+    direction: str,
+    settings: Settings,
+    epsilon_max: float,
+    delta_floor,
+    builds: Builds,
+) -> Answer:
+    """A composition of events: each event's table by the rules above (its tail from the whole ledger's copies),
+    the tables composed (compose_tables, F48), the ends read off. The tightened lower ends and the window rebuild
+    belong to one configuration and are not applied; the bracket certifies the composition (docs/pld.md)."""
+    dirs = directions(direction)
+    if quantity == "epsilon":
+        target = float(at)
+        settings = tail_for(settings, target, ledger)
+        floor = delta_floor if delta_floor is not None else _delta_floor(target)
+        window = epsilon_max
+    else:
+        target, floor = None, delta_floor
+        window = max(epsilon_max, float_down(abs(at)))
+    tables = [builds.table(e, settings, window, floor, direction) for e in ledger.events]
+    combined = builds.composed(tables, settings)
+    steps = [settings.grid_step]
+    if quantity == "epsilon":
+        ends = {d: _epsilon_end(None, [combined], steps, d, at, target, None, None) for d in dirs}
+    else:
+        ends = {d: _delta_end(None, [combined], steps, d, at, None, None) for d in dirs}
+    return Answer(ends, combined, window)

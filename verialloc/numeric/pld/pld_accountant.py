@@ -22,28 +22,19 @@ METHOD = "pld"
 
 
 def delta(
-    config: Config, epsilon, direction: str = "both", digits: int = 30, settings: Settings = Settings(), progress=None
+    config, epsilon, direction: str = "both", digits: int = 30, settings: Settings = Settings(), progress=None
 ) -> Bracket:
-    """Bracket [lower, upper] for δ(ε) from the lower and upper PLDs (F2), float budget applied outward."""
+    """Bracket [lower, upper] for δ(ε) from the lower and upper PLDs (F2), float budget applied outward; `config` a
+    Config or a Ledger of events."""
     as_float("epsilon", epsilon)  # beyond float64 (an int 10**5000): InvalidParameter, not OverflowError
-    eps = real("epsilon", epsilon)
-    return _bracket(
-        "delta",
-        pipeline.answer(config, "delta", eps, check_direction(direction), settings, progress=progress),
-        direction,
-    )
+    return query("delta", config, real("epsilon", epsilon), direction, settings, progress)
 
 
 def epsilon(
-    config: Config, delta, direction: str = "both", digits: int = 30, settings: Settings = Settings(), progress=None
+    config, delta, direction: str = "both", digits: int = 30, settings: Settings = Settings(), progress=None
 ) -> Bracket:
     """Bracket [lower, upper] for ε(δ): the upper PLD's ε satisfies δ_upper(ε) ≤ delta (F2, I1)."""
-    target = open_unit("delta", delta)
-    return _bracket(
-        "epsilon",
-        pipeline.answer(config, "epsilon", target, check_direction(direction), settings, progress=progress),
-        direction,
-    )
+    return query("epsilon", config, open_unit("delta", delta), direction, settings, progress)
 
 
 def rdp(config: Config, alpha, digits: int = 30):
@@ -62,3 +53,10 @@ def _bracket(quantity: str, answer: pipeline.Answer, direction: str) -> Bracket:
         }
         per.append(Bracket(quantity, mp.mpf(end.lower), mp.mpf(end.upper), METHOD, d.value, "bound", details))
     return per[0] if len(per) == 1 else max_bracket(*per)
+
+
+def query(quantity: str, accounted, value, direction: str, settings: Settings, progress=None, builds=None) -> Bracket:
+    """The bracket of one query from the pipeline's answer; `builds`: a compiled ledger's tables (pipeline.Builds)."""
+    d = check_direction(direction)
+    answer = pipeline.answer(accounted, quantity, value, d, settings, progress=progress, builds=builds)
+    return _bracket(quantity, answer, d)

@@ -28,7 +28,7 @@ def summed_sigma(config: Config) -> float | None:
     """σ_sum of the summed-output pair, or None if the configuration is not Gaussian random allocation."""
     if not isinstance(config.mechanism, Gaussian) or config.scheme != "allocation":
         return None
-    return float(config.mechanism.sigma) * math.sqrt(config.steps) / (config.k * math.sqrt(config.epochs))
+    return config.mechanism.noise_multiplier * math.sqrt(config.steps) / (config.k * math.sqrt(config.epochs))
 
 
 def _delta(sigma: float, epsilon: float) -> float:
@@ -77,7 +77,7 @@ def composed_sigma(config: Config) -> float | None:
     if not isinstance(config.mechanism, Gaussian):
         return None
     joined = config.k * config.epochs if config.scheme == "allocation" else config.steps * config.epochs
-    return float(config.mechanism.sigma) / math.sqrt(joined)
+    return config.mechanism.noise_multiplier / math.sqrt(joined)
 
 
 def epsilon_upper(config: Config, delta: float) -> float | None:

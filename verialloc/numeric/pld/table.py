@@ -96,6 +96,13 @@ class PldTable:
         return replace(self, notes=self.notes + notes)
 
 
+def uses_window(config: Config) -> bool:
+    """Whether `build` reads its window (epsilon_max) and tail-accurate floor: for an allocation's exp-grid PLDs only
+    (not Poisson, not a pair composed in closed form at k = t)."""
+    every_step = config.k == config.steps
+    return config.scheme == "allocation" and not (every_step and config.mechanism.composed(1) is not None)
+
+
 def build(
     config: Config,
     settings: Settings = Settings(),
@@ -260,17 +267,24 @@ def _compose_epochs(parts: Epochs, dirs: tuple, settings: Settings, step: float,
             for source, copies in bound_parts:
                 tick(f"compose {copies}x {d} {b}")
                 composed.append(self_compose(regrid(source[d, b], step, b.value), copies, settings.tail, step))
-            out[d, b] = reduce(lambda x, y: truncate(compose(x, y, step, floor=settings.tail), settings.tail), composed)
+            out[d, b] = reduce(lambda x, y: truncate(compose(x, y, step), settings.tail), composed)
     return out
 
 
 def finer_epochs(table: PldTable, settings: Settings, quantity: str, at, progress=None) -> PldTable:
-    """The table with its epochs composed again on a finer loss step (`_epoch_step`; the one-epoch PLDs are kept,
-    not recomputed) when the bracket of the answer — ε(δ = at) or δ(ε = at), max over the directions built — is
-    wider than 1 %. The ε it is about: the upper ε, or `at` for δ; times settings.loss_step over the default step
-    (so that a finer loss step, as in certify's schedule, refines the composition too)."""
+    """The table with its epochs composed again on a finer loss step when the answer's bracket is wide
+    (`finer_step`, `recompose`)."""
+    step = finer_step(table, settings, quantity, at)
+    return table if step is None else recompose(table, settings, step, progress)
+
+
+def finer_step(table: PldTable, settings: Settings, quantity: str, at) -> float | None:
+    """The finer loss step to compose the table's epochs on (`_epoch_step`), or None to keep them: a step when the
+    bracket of the answer — ε(δ = at) or δ(ε = at), max over the directions built — is wider than 1 %. The ε it is
+    about: the upper ε, or `at` for δ; times settings.loss_step over the default step (so that a finer loss step, as
+    in certify's schedule, refines the composition too)."""
     if table.epochs is None:
-        return table
+        return None
     at = float(at)
     if quantity == "epsilon":
         lo, hi = (f(table[d, b].epsilon(at) for d in table.built) for f, b in ((min, "lower"), (max, "upper")))
@@ -281,11 +295,33 @@ def finer_epochs(table: PldTable, settings: Settings, quantity: str, at, progres
         )
         about = abs(at)
     if not hi - lo > 0.01 * hi:  # narrow already (or no finite upper end to refine towards)
-        return table
+        return None
     span = max((p.losses[-1] - p.losses[0] for p in table.plds.values() if p.losses.size), default=0.0)
     scale = settings.loss_step / Settings().loss_step
     step = _epoch_step(settings, sum(copies for _, copies in table.epochs.upper), about * scale, span)
-    if step >= 0.5 * settings.loss_step:
-        return table
+    return None if step >= 0.5 * settings.loss_step else step
+
+
+def recompose(table: PldTable, settings: Settings, step: float, progress=None) -> PldTable:
+    """The table with its epochs composed again on the loss step `step` (the one-epoch PLDs are kept)."""
     finer = _compose_epochs(table.epochs, table.built, settings, step, progress or (lambda stage: None))
     return replace(table, plds=finer).noted(_EPOCH_STEP_NOTE.format(step))
+
+
+def compose_tables(tables: list, settings: Settings, progress=None) -> PldTable:
+    """The table of the composition of independent parts (the events of a ledger): for each direction built and
+    each bound, the parts' PLDs regridded onto settings.loss_step and composed (F48: upper with upper, lower with
+    lower; their float budgets add), the tail truncated after each composition."""
+    tick = progress or (lambda stage: None)
+    built = tables[0].built
+    out = {}
+    for d in built:
+        for b in Bound:
+            tick(f"compose {len(tables)} events {d} {b}")
+            parts = [regrid(t[d, b], settings.loss_step, b.value) for t in tables]
+            out[d, b] = reduce(
+                lambda x, y: truncate(compose(x, y, settings.loss_step), settings.tail),
+                parts,
+            )
+    notes = tuple(dict.fromkeys(n for t in tables for n in t.notes))
+    return PldTable(out, notes + (f"{len(tables)} events composed (F48)",), built=built)

@@ -14,6 +14,7 @@ from .log_moments import MAX_ORDER
 class RdpMethod(Method):
     name = "rdp"
     orders = f"any order in (1, {MAX_ORDER}]"
+    composes_events = True
     accountant = rdp_accountant
     keywords = ("alpha_max", "search_tol")
     flags = (

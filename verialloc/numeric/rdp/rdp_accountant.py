@@ -23,10 +23,12 @@
 from __future__ import annotations
 
 import math
+from functools import lru_cache, reduce
 
 import mpmath as mp
 
 from ...config import Config
+from ...ledger import ledger_of
 from ...errors import InvalidParameter, UnsupportedRequest
 from ...result import Bracket, max_bracket
 from ...rounding import exp_up, float_down, float_up, trivial_delta_lower, trivial_epsilon_lower
@@ -49,8 +51,8 @@ _NO_ADD = (
 FLOAT_NOTE = "float64 log-space evaluation: `digits` does not apply; the bracket carries the float budget"
 
 
-def rdp(config: Config, alpha, digits: int = 30) -> Bracket:
-    """Bracket for the remove-direction RDP at order α in (1, 10⁴].
+def rdp(config, alpha, digits: int = 30) -> Bracket:
+    """Bracket for the remove-direction RDP at order α in (1, 10⁴] of a Config or a Ledger (curves add, F21).
 
     Integer α: the float64 value ± its error budget (k > 1: upper from the F27 reduction, lower from k = 1,
     since the allocation is non-decreasing in k, [004] Lemma D.1, and Rényi divergences respect post-processing).
@@ -60,18 +62,19 @@ def rdp(config: Config, alpha, digits: int = 30) -> Bracket:
     a = real("alpha", alpha)
     if not 1 < a <= MAX_ORDER:
         raise InvalidParameter("alpha", alpha, f"must lie in (1, {MAX_ORDER}] (float64 RDP orders)")
+    events = ledger_of(config).events
     n = max(2, math.ceil(a))
     upper_curve = _curve(config, "remove", n)
-    if config.scheme == "allocation":
-        lower_curve = _lower_curve(config, n) if config.k > 1 else upper_curve
-    else:
-        lower_curve = _curve(config, "remove", n, rate_side="down")
+    lower_curve = _sum(_lower_curve(e, n) for e in events)
     if a.denominator == 1:
         lo, hi = float(lower_curve.bounds()[0][n]), float(upper_curve.bounds()[1][n])
-        route = (
-            "integer order (log-space generating function)"
-            if config.scheme == "allocation"
-            else "integer order (binomial expansion)"
+        route = "; ".join(
+            dict.fromkeys(
+                "integer order (log-space generating function)"
+                if e.scheme == "allocation"
+                else "integer order (binomial expansion)"
+                for e in events
+            )
         )
     else:
         # R_α is non-decreasing in α: evaluate the lower end at float64 α' <= α, the upper end at α'' >= α
@@ -82,11 +85,13 @@ def rdp(config: Config, alpha, digits: int = 30) -> Bracket:
             "alpha in (1, 2): R_alpha <= R_2 (convexity, ln D_1 = 0)" if a < 2 else "F20 chord between integer orders"
         )
     notes = [route, FLOAT_NOTE]
-    if config.scheme == "allocation" and config.k > 1:
+    if any(e.scheme == "allocation" and e.k > 1 for e in events):
         notes.append(
             "k > 1: upper (k - r) * R(floor(t/k)) + r * R(ceil(t/k)), r = t mod k (F27 with unequal blocks, "
             "F21); lower from k = 1 (monotone in k, [004] Lemma D.1)"
         )
+    if len(events) > 1:
+        notes.append(f"{len(events)} events: their RDP curves add (F21)")
     details = {"alpha": int(a) if a.denominator == 1 else float(a), "notes": notes}
     return Bracket("rdp", mp.mpf(min(lo, hi)), mp.mpf(hi), METHOD, "remove", "bound", details)
 
@@ -166,7 +171,7 @@ def epsilon(
     return _per_direction(config, direction, one)
 
 
-def _search(config: Config, direction: str, alpha_max, search_tol, convert, relative_gap):
+def _search(config, direction: str, alpha_max, search_tol, convert, relative_gap):
     """(best, largest order used, relative improvement still possible from orders up to 10⁴ (None: fixed))."""
     if alpha_max is not None:
         if not isinstance(alpha_max, int) or isinstance(alpha_max, bool) or not 2 <= alpha_max <= MAX_ORDER:
@@ -174,7 +179,8 @@ def _search(config: Config, direction: str, alpha_max, search_tol, convert, rela
         return convert(_curve(config, direction, alpha_max)), alpha_max, None
     if not (isinstance(search_tol, (int, float)) and 0 <= search_tol < 1):
         raise InvalidParameter("search_tol", search_tol, "must be a number in [0, 1)")
-    cap = MAX_ORDER if config.scheme == "poisson" or config.steps // config.k >= MAX_ORDER else SMALL_T_CAP
+    fast = all(e.scheme == "poisson" or e.steps // e.k >= MAX_ORDER for e in ledger_of(config).events)
+    cap = MAX_ORDER if fast else SMALL_T_CAP
     n = DEFAULT_ALPHA_MAX
     while True:
         curve = _curve(config, direction, n)
@@ -185,8 +191,56 @@ def _search(config: Config, direction: str, alpha_max, search_tol, convert, rela
         n = min(2 * n, cap)
 
 
-def _curve(config: Config, direction: str, n: int, rate_side: str = "up") -> RdpCurve:
-    """RDP curve α = 2..n of the whole configuration in one direction (F21 compositions applied).
+def _curve(config, direction: str, n: int, rate_side: str = "up") -> RdpCurve:
+    """RDP curve α = 2..n of a Config or a Ledger in one direction: the events' curves added (F21)."""
+    return _sum(_event_curve(e, direction, n, rate_side) for e in ledger_of(config).events)
+
+
+def _lower_curve(config: Config, n: int) -> RdpCurve:
+    """A lower curve of one configuration: allocation k > 1 by k = 1 over all t steps, E epochs ([004] Lemma D.1);
+    allocation k = 1 its own curve; Poisson its curve at the rate rounded down (I6)."""
+    if config.scheme == "allocation":
+        if config.k == 1:
+            return _event_curve(config, "remove", n)
+        return allocation_rdp_curve(config.mechanism, config.steps, n).scaled(config.epochs)
+    return _event_curve(config, "remove", n, "down")
+
+
+def _per_direction(config, direction: str, one) -> Bracket:
+    d = check_direction(direction)
+    if d != "remove" and any(e.scheme == "allocation" for e in ledger_of(config).events):
+        raise UnsupportedRequest("direction", d, _NO_ADD)
+    return one(d) if d != "both" else max_bracket(one("remove"), one("add"))
+
+
+def _details(order: float, n: int, gap, lower_note: str) -> dict:
+    """`improvement_left`: relative amount by which orders in (alpha_max, 10⁴] could still improve the bound
+    (F19 argument; 0 = no larger order can help; None = alpha_max fixed by the caller, not examined)."""
+    search = (
+        "orders fixed by alpha_max"
+        if gap is None
+        else f"larger orders (up to {MAX_ORDER}) could improve the bound by at most {gap:.3g} (relative, F19)"
+    )
+    return {
+        "alpha": order,
+        "alpha_max": n,
+        "improvement_left": gap,
+        "notes": [
+            f"upper bound by F18 (Canonne-Kamath-Steinke Prop. 12) at alpha={order:g}; {search}",
+            lower_note,
+            FLOAT_NOTE,
+        ],
+    }
+
+
+def _sum(curves) -> RdpCurve:
+    return reduce(lambda x, y: x.plus(y), curves)
+
+
+@lru_cache(maxsize=128)
+def _event_curve(config: Config, direction: str, n: int, rate_side: str = "up") -> RdpCurve:
+    """RDP curve α = 2..n of one configuration in one direction (F21 compositions applied); kept for the queries
+    that need it again (a ledger compiled once, a privacy curve).
 
     Poisson: the float64 rate is λ rounded up (rate_side="up", for upper bounds) or down ("down", for lower
     bounds); R_α is non-decreasing in λ in both directions (I6), so the curve bounds the one at the exact λ."""
@@ -210,35 +264,3 @@ def _curve(config: Config, direction: str, n: int, rate_side: str = "up") -> Rdp
             f"(not {mech.name}); use direction=remove, or --method pld",
         )
     return poisson_add_rdp_curve(mech, rate, n).scaled(factor)
-
-
-def _lower_curve(config: Config, n: int) -> RdpCurve:
-    """k = 1 allocation over all t steps, E epochs: a lower bound on the k-allocation RDP ([004] Lemma D.1)."""
-    return allocation_rdp_curve(config.mechanism, config.steps, n).scaled(config.epochs)
-
-
-def _per_direction(config: Config, direction: str, one) -> Bracket:
-    d = check_direction(direction)
-    if config.scheme == "allocation" and d != "remove":
-        raise UnsupportedRequest("direction", d, _NO_ADD)
-    return one(d) if d != "both" else max_bracket(one("remove"), one("add"))
-
-
-def _details(order: float, n: int, gap, lower_note: str) -> dict:
-    """`improvement_left`: relative amount by which orders in (alpha_max, 10⁴] could still improve the bound
-    (F19 argument; 0 = no larger order can help; None = alpha_max fixed by the caller, not examined)."""
-    search = (
-        "orders fixed by alpha_max"
-        if gap is None
-        else f"larger orders (up to {MAX_ORDER}) could improve the bound by at most {gap:.3g} (relative, F19)"
-    )
-    return {
-        "alpha": order,
-        "alpha_max": n,
-        "improvement_left": gap,
-        "notes": [
-            f"upper bound by F18 (Canonne-Kamath-Steinke Prop. 12) at alpha={order:g}; {search}",
-            lower_note,
-            FLOAT_NOTE,
-        ],
-    }
