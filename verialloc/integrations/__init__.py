@@ -4,7 +4,7 @@
   a dp_accounting `PrivacyAccountant` answering with verialloc's certified upper end out (`VerifiedAccountant`).
   Needs the `dp_accounting` extra.
 * `verialloc.integrations.opacus`: an opacus accountant's history (or a saved one) in, a Config and a certificate out
-  (`config_from_opacus_history`, `certify_opacus`); duck-typed, no torch.
+  (`from_opacus_history`, `certify_opacus`); duck-typed, no torch.
 * `verialloc.integrations.jax_privacy`: a jax_privacy batch-selection strategy and its noise multiplier in, a Config
   out (`config_from_jax_privacy`); duck-typed, no jax.
 All three: docs/integrations.md.

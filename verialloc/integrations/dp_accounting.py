@@ -37,7 +37,6 @@ above, so a RandomizedResponseDpEvent translates under REPLACE_SPECIAL only. REP
 
 from __future__ import annotations
 
-import dataclasses
 from fractions import Fraction
 
 import attr
@@ -47,6 +46,7 @@ from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccount
 
 from .. import api, cost, registry
 from ..config import Config
+from ..ledger import Ledger
 from ..errors import InvalidParameter, UnsupportedRequest, VeriallocError
 from ..mechanisms import DiscretePair, Gaussian, Laplace, Mechanism
 from ..mechanisms.base import mpq
@@ -65,6 +65,14 @@ from ..validation import (
 )
 
 RELATIONS = (NeighboringRelation.ADD_OR_REMOVE_ONE, NeighboringRelation.REPLACE_SPECIAL)
+#: fixed-size batches: dp_accounting's event for sampling without replacement (absent from older releases)
+SAMPLED_WITHOUT_REPLACEMENT = tuple(getattr(dpe, n) for n in ("SampledWithoutReplacementDpEvent",) if hasattr(dpe, n))
+WITHOUT_REPLACEMENT = (
+    "verialloc accounts Poisson subsampling (PoissonSampledDpEvent: each record in each step independently with "
+    "probability q) and random allocation (RandomAllocationDpEvent: each record in k of the t steps of an epoch, "
+    "chosen uniformly — what shuffling the records into batches gives), not fixed-size batches drawn without "
+    "replacement; express the run as one of those two, whichever your data loader implements"
+)
 MECHANISM_EVENTS = "GaussianDpEvent, LaplaceDpEvent or RandomizedResponseDpEvent"
 
 
@@ -81,13 +89,12 @@ class RandomAllocationDpEvent(dpe.DpEvent):
 
 def from_dp_event(
     event: dpe.DpEvent, neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE
-) -> Config:
-    """The Config of `event`'s dominating pair under `neighboring_relation` (mapping in the module docstring)."""
+):
+    """The dominating pair of `event` under `neighboring_relation` (mapping in the module docstring): a Config for one
+    kind of event, a Ledger for a composition of different ones."""
     relation = _relation(neighboring_relation)
-    step, count = _step(event, relation)
-    if step.scheme == "poisson":
-        return dataclasses.replace(step, steps=count)
-    return dataclasses.replace(step, epochs=count)
+    ledger = Ledger.of(*_events(event, relation, 1))
+    return ledger.single if ledger.single is not None else ledger
 
 
 class VerifiedAccountant(PrivacyAccountant):
@@ -111,6 +118,7 @@ class VerifiedAccountant(PrivacyAccountant):
             raise InvalidParameter("method", abbreviated(method), "must be a certified method: " + "|".join(certified))
         _check_options(method, options)
         self._method, self._options = method, options
+        self._compiled = None
 
     def compose(self, event: dpe.DpEvent, count: int = 1) -> "VerifiedAccountant":
         """dp_accounting's compose, with InvalidParameter (not TypeError) for an `event` that is no DpEvent or a
@@ -134,23 +142,37 @@ class VerifiedAccountant(PrivacyAccountant):
             return self.CompositionErrorDetails(invalid_event=event, error_message=str(exc))
         return None
 
-    def config(self) -> Config:
-        """The Config of the ledger (UnsupportedRequest while nothing has been composed)."""
+    def config(self):
+        """What the ledger accounts: a Config, or a Ledger when it composes different events (UnsupportedRequest
+        while nothing has been composed)."""
         return from_dp_event(self.ledger, self.neighboring_relation)
+
+    def compiled(self):
+        """The ledger compiled once by the accountant's method (verialloc.api.compile), compiled anew only when the
+        ledger has grown: repeated queries read it."""
+        accounted = self.config()
+        if self._compiled is None or self._compiled[0] != accounted:
+            options = {k: v for k, v in self._options.items() if k not in ("digits", "budget")}
+            self._compiled = (
+                accounted,
+                api.compile(accounted, method=self._method, budget=self._options.get("budget"), **options),
+            )
+        return self._compiled[1]
 
     def get_epsilon_bracket(self, target_delta) -> Bracket:
         """verialloc's bracket [lower, upper] for ε(δ) of the ledger, direction both."""
         open_unit("target_delta", target_delta)
-        return self._ask(api.epsilon, target_delta)
+        return self._ask("epsilon", target_delta)
 
     def get_delta_bracket(self, target_epsilon) -> Bracket:
         """verialloc's bracket [lower, upper] for δ(ε) of the ledger, direction both."""
         real("target_epsilon", target_epsilon)
-        return self._ask(api.delta, target_epsilon)
+        return self._ask("delta", target_epsilon)
 
-    def _ask(self, query, value) -> Bracket:
+    def _ask(self, query: str, value) -> Bracket:
         try:
-            return query(self.config(), value, method=self._method, **self._options)
+            ask = getattr(self.compiled(), query)
+            return ask(value, direction="both", digits=self._options.get("digits", 30))
         except UnsupportedRequest as exc:
             if exc.name != "direction":  # the CLI's hint (direction=remove) is no keyword of this accountant
                 raise
@@ -223,43 +245,6 @@ def _relation(value) -> NeighboringRelation:
     return value
 
 
-def _step(event, relation) -> tuple[Config, int]:
-    """(one step as a Config with steps/epochs 1, how many times it is composed)."""
-    if not isinstance(event, dpe.DpEvent):
-        raise InvalidParameter("event", event, "must be a dp_accounting DpEvent")
-    name = type(event).__name__
-    if isinstance(event, dpe.SelfComposedDpEvent):
-        step, count = _step(event.event, relation)
-        return step, count * integer(f"{name}.count", event.count, lo=1)
-    if isinstance(event, dpe.ComposedDpEvent):
-        return _composed(event, relation)
-    if isinstance(event, dpe.PoissonSampledDpEvent):
-        q = rate(f"{name}.sampling_probability", event.sampling_probability)
-        return Config(_mechanism(event.event, relation, f"{name}.event"), "poisson", rate=q), 1
-    if isinstance(event, RandomAllocationDpEvent):
-        t = integer(f"{name}.num_steps", event.num_steps, lo=1)
-        k = integer(f"{name}.num_allocations", event.num_allocations, lo=1, hi=t)
-        return Config(_mechanism(event.event, relation, f"{name}.event"), steps=t, k=k), 1
-    return Config(_mechanism(event, relation, "event"), "poisson", rate=1), 1
-
-
-def _composed(event: dpe.ComposedDpEvent, relation) -> tuple[Config, int]:
-    if not isinstance(event.events, (list, tuple)):
-        raise InvalidParameter("ComposedDpEvent.events", abbreviated(event.events), "must be a list of DpEvents")
-    parts = [(e, *_step(e, relation)) for e in event.events if not isinstance(e, dpe.NoOpDpEvent)]
-    if not parts:
-        raise UnsupportedRequest("ComposedDpEvent.events", "[]", "needs at least one event with a privacy cost")
-    first, step, _ = parts[0]
-    for other, other_step, _ in parts[1:]:
-        if other_step != step:
-            raise UnsupportedRequest(
-                "ComposedDpEvent.events",
-                f"[{first}, ..., {other}]",
-                "the parts must all be the same event (up to SelfComposed counts and NoOps)",
-            )
-    return step, sum(count for _, _, count in parts)
-
-
 def _mechanism(event, relation, where: str) -> Mechanism:
     name = type(event).__name__
     if isinstance(event, dpe.GaussianDpEvent):
@@ -290,3 +275,29 @@ def _randomized_response(event: dpe.RandomizedResponseDpEvent, relation) -> Disc
     k = integer(f"{name}.num_buckets", event.num_buckets, lo=1)
     stay = 1 - p + p / k
     return DiscretePair([stay, 1 - stay], [Fraction(1, k), 1 - Fraction(1, k)])
+
+
+def _events(event, relation, count: int) -> list:
+    """The Configs of `event` composed `count` times (a list: a ComposedDpEvent's parts may differ)."""
+    if not isinstance(event, dpe.DpEvent):
+        raise InvalidParameter("event", event, "must be a dp_accounting DpEvent")
+    name = type(event).__name__
+    if isinstance(event, dpe.SelfComposedDpEvent):
+        return _events(event.event, relation, count * integer(f"{name}.count", event.count, lo=1))
+    if isinstance(event, dpe.ComposedDpEvent):
+        if not isinstance(event.events, (list, tuple)):
+            raise InvalidParameter("ComposedDpEvent.events", abbreviated(event.events), "must be a list of DpEvents")
+        parts = [c for e in event.events if not isinstance(e, dpe.NoOpDpEvent) for c in _events(e, relation, count)]
+        if not parts:
+            raise UnsupportedRequest("ComposedDpEvent.events", "[]", "needs at least one event with a privacy cost")
+        return parts
+    if isinstance(event, dpe.PoissonSampledDpEvent):
+        q = rate(f"{name}.sampling_probability", event.sampling_probability)
+        return [Config(_mechanism(event.event, relation, f"{name}.event"), "poisson", steps=count, rate=q)]
+    if isinstance(event, RandomAllocationDpEvent):
+        t = integer(f"{name}.num_steps", event.num_steps, lo=1)
+        k = integer(f"{name}.num_allocations", event.num_allocations, lo=1, hi=t)
+        return [Config(_mechanism(event.event, relation, f"{name}.event"), steps=t, k=k, epochs=count)]
+    if isinstance(event, SAMPLED_WITHOUT_REPLACEMENT):
+        raise UnsupportedRequest(name, "sampling without replacement", WITHOUT_REPLACEMENT)
+    return [Config(_mechanism(event, relation, "event"), "poisson", steps=count, rate=1)]

@@ -1,4 +1,4 @@
-"""opacus (1.x) bridge: an accountant's history in, verialloc's Config and certificate out. Needs no opacus.
+"""opacus (1.x) bridge: an accountant's history in, verialloc's Config or Ledger and certificate out. Needs no opacus.
 
 opacus's accountants (RDPAccountant, PRVAccountant, GaussianAccountant; opacus/accountants/accountant.py, rdp.py,
 prv.py, gdp.py) keep `accountant.history`: a list of (noise_multiplier, sample_rate, num_steps) tuples, one per run
@@ -9,9 +9,10 @@ Gaussian mechanism with noise multiplier σ = noise std / clipping norm on a Poi
 |---|---|
 | `noise_multiplier` σ | `Gaussian(σ)`: pair N(1, σ²) vs N(0, σ²) (F16) |
 | `sample_rate` q | `scheme="poisson"`, `rate=q` |
-| `num_steps` T of each entry | `steps` = the sum of T over the entries (Poisson steps are independent) |
-| entries with different (σ, q) | UnsupportedRequest naming them: a Config is one homogeneous run |
+| `num_steps` T of each entry | `steps` = the sum of T over the entries with the same (σ, q) (Poisson steps are independent) |
+| entries with different (σ, q) (a schedule) | a `Ledger` composing one event per (σ, q) (F21, F48) |
 
+`from_opacus_history(source)` gives the Config (one (σ, q)) or Ledger (a schedule) of a history.
 `history_of(source)` reads a history from an accountant (anything with `.history`), a PrivacyEngine (anything with
 `.accountant.history`), a list of triples, or a JSON file (`[[σ, q, T], ...]` or `{"history": [...]}`, at most
 MAX_HISTORY_BYTES). Numbers are read exactly: a file's as written (0.0100000000000000000001 is not 0.01, 1e3 steps is
@@ -30,7 +31,8 @@ from ..io import json_input
 from ..certify import certify, make_claim
 from ..certify.refine import DEFAULT_BUDGET, Certificate
 from ..config import Config
-from ..errors import InvalidParameter, UnsupportedRequest
+from ..ledger import Ledger
+from ..errors import InvalidParameter
 from ..mechanisms import Gaussian
 from ..io.files import read_limited
 from ..validation import abbreviated, check_number_text, integer, open_unit, positive, rate
@@ -65,14 +67,13 @@ def load_history(path) -> list:
         "must be a readable JSON file",
         exact=True,
     )  # 0.0100000000000000000001 as written
-    if isinstance(data, dict):
-        if set(data) != {"history"}:
+    if isinstance(data, dict):  # opacus's own accountant.state_dict(): {"history": [...], "mechanism": "rdp"}
+        if "history" not in data or not set(data) <= {"history", "mechanism"}:
             raise InvalidParameter(
                 "opacus-history",
                 path,
-                'an object must have exactly one key, "history" (keys: '
-                + abbreviated(", ".join(map(str, data)), 200)
-                + ")",
+                'an object must hold the key "history" (and may hold "mechanism", as opacus\'s '
+                "accountant.state_dict() writes; keys: " + abbreviated(", ".join(map(str, data)), 200) + ")",
             )
         data = data["history"]
     if not isinstance(data, list):
@@ -82,26 +83,6 @@ def load_history(path) -> list:
             'must hold a list [[noise_multiplier, sample_rate, num_steps], ...] or {"history": [...]}',
         )
     return data
-
-
-def config_from_opacus_history(source) -> Config:
-    """The Config of a history (module docstring): Poisson DP-SGD at rate q, σ, steps = Σ num_steps."""
-    history = history_of(source)
-    if not isinstance(history, (list, tuple)) or not history:
-        raise InvalidParameter(
-            "history", abbreviated(history), "must be a non-empty list of (noise_multiplier, sample_rate, num_steps)"
-        )
-    entries = [_entry(i, e) for i, e in enumerate(history)]
-    sigma, q, _ = entries[0]
-    for i, (s, r, _) in enumerate(entries):
-        if (s, r) != (sigma, q):
-            raise UnsupportedRequest(
-                "history",
-                f"entries [0] {_show(history[0])} and [{i}] {_show(history[i])}",
-                "they differ in (noise_multiplier, sample_rate), a heterogeneous composition; "
-                "verialloc's Config describes one homogeneous run",
-            )
-    return Config(Gaussian(sigma), "poisson", steps=sum(t for _, _, t in entries), rate=q)
 
 
 def certify_opacus(
@@ -126,7 +107,7 @@ def certify_opacus(
             )
         claimed_epsilon = source.get_epsilon(delta=float(open_unit("delta", delta)))
     claim = make_claim(delta=delta, claimed_epsilon=claimed_epsilon)
-    return certify(config_from_opacus_history(source), claim, direction, budget, progress=progress, strict=strict)
+    return certify(from_opacus_history(source), claim, direction, budget, progress=progress, strict=strict)
 
 
 def _entry(i: int, entry) -> tuple[Fraction, Fraction, int]:
@@ -147,3 +128,17 @@ def _entry(i: int, entry) -> tuple[Fraction, Fraction, int]:
 
 def _show(entry) -> str:
     return abbreviated(tuple(entry) if isinstance(entry, list) else entry, 80)
+
+
+def from_opacus_history(source):
+    """What a history accounts (module docstring): Poisson DP-SGD steps at rate q with noise multiplier σ — one
+    Config when every entry has the same (σ, q) (steps = Σ num_steps), else a Ledger composing one event per
+    (σ, q) of the schedule."""
+    history = history_of(source)
+    if not isinstance(history, (list, tuple)) or not history:
+        raise InvalidParameter(
+            "history", abbreviated(history), "must be a non-empty list of (noise_multiplier, sample_rate, num_steps)"
+        )
+    entries = [_entry(i, e) for i, e in enumerate(history)]
+    ledger = Ledger.of(*(Config(Gaussian(s), "poisson", steps=t, rate=q) for s, q, t in entries))
+    return ledger.single if ledger.single is not None else ledger

@@ -99,7 +99,7 @@ def quiet(name: str):
 
 
 def sigma(config: Config) -> float:
-    return float(config.mechanism.sigma)
+    return config.mechanism.noise_multiplier
 
 
 def gaussian(config: Config) -> bool:
