@@ -38,7 +38,7 @@ def certify_row(task: dict) -> dict:
                 abbreviated(values[unknown[0]]),
                 "unknown key; keys: id, " + ", ".join(INPUT_KEYS),
             )
-        config = config_file.config_from_values({k: values.get(k) for k in config_file.KEYS})
+        config = _accounted(values)
         claim = make_claim(**{k: values.get(k) for k in CLAIM_KEYS})
         cert = certify(config, claim, values["direction"], values["budget"], strict=_flag(values["strict"]))
         out = certificate_json(cert, task["digits"])
@@ -56,6 +56,18 @@ def certify_row(task: dict) -> dict:
         row.update(verdict="error", error=f"internal error ({type(exc).__name__}: {abbreviated(str(exc), 200)})")
     row["seconds"] = f"{time.perf_counter() - start:.3f}"
     return row
+
+
+def _accounted(values: dict):
+    """A row's Config, or the Ledger of its `phases` (which then stand for every configuration key)."""
+    if not values.get("phases"):
+        return config_file.config_from_values({k: values.get(k) for k in config_file.KEYS})
+    given = [k for k in config_file.KEYS if values.get(k)]
+    if given:
+        raise InvalidParameter(
+            given[0], abbreviated(values[given[0]]), "a row with phases gives every configuration key inside its phases"
+        )
+    return config_file.accounted_from_values(config_file.phase_values(values["phases"]))
 
 
 def _flag(text: str) -> bool:

@@ -31,10 +31,11 @@ from ..config import Config
 from ..errors import InvalidParameter, UnsupportedRequest
 from ..exact import accountant as exact_accountant
 from ..exact.discrete_profiles import composition_sizes
+from ..ledger import ledger_of
 from ..mp_lock import serialized
 from ..numeric.pld import pipeline
 from ..numeric.pld.settings import Settings
-from ..numeric.pld.table import PldTable, build
+from ..numeric.pld.table import PldTable
 from ..validation import abbreviated, as_float, direction as check_direction, positive
 from .verdict import Claim, decide
 
@@ -236,21 +237,29 @@ def _kind(b) -> str:
     return next((k for k in KIND_RANK if k in kinds), b.error_kind)
 
 
-def exact_is_cheap(config: Config) -> bool:
+def exact_is_cheap(config) -> bool:
     """Cheap exact routes: finite pairs whose composed pair has at most EXACT_MAX_COUNTS atoms (C(t + m − 1, m − 1)
     count vectors for m outputs, C(N + E − 1, E) after E epochs: the count of t·E steps undercounted epochs, 601
     for t = 2, E = 300 against 45 451 atoms) and at most EXACT_TERMS_PER_ATOM·EXACT_MAX_COUNTS k-subset terms
-    (`discrete_profiles.composition_sizes`); F13 compositions; continuous pairs with t·E ≤ 2."""
+    (`discrete_profiles.composition_sizes`); F13 compositions; continuous pairs with t·E ≤ 2. A Ledger: its events
+    in closed form together (exact.accountant.ledger_composition), or all finite with at most EXACT_MAX_COUNTS atoms
+    in their composition (the product of the events' sizes)."""
+    ledger = ledger_of(config)
+    if ledger.single is None:
+        if exact_accountant.ledger_composition(ledger) is not None:
+            return True
+        total = 1
+        for e in ledger.events:
+            pairs = e.mechanism.finite_pairs()
+            if pairs is None or not _finite_is_cheap(e, pairs):
+                return False
+            total *= max(composition_sizes(p, e.scheme, e.steps, k=e.k, epochs=e.epochs)[2] for p in pairs)
+        return total <= EXACT_MAX_COUNTS
+    config = ledger.single
     n = config.steps * config.epochs
     pairs = config.mechanism.finite_pairs()
     if pairs is not None:
-        sizes = [
-            composition_sizes(pair, config.scheme, config.steps, k=config.k, epochs=config.epochs) for pair in pairs
-        ]
-        return all(
-            composed <= EXACT_MAX_COUNTS and atoms * splits <= EXACT_TERMS_PER_ATOM * EXACT_MAX_COUNTS
-            for atoms, splits, composed in sizes
-        )
+        return _finite_is_cheap(config, pairs)
     if exact_accountant.composition(config) is not None:
         return True
     return n <= 2 and (config.scheme == "poisson" or config.k in (1, config.steps))
@@ -328,7 +337,17 @@ def _pld_step(config: Config, claim: Claim, direction: str, loss_step: float, ep
     return step, table, (ans.epsilon_max if claim.quantity == "epsilon" else None)
 
 
-def profile_table(config: Config, claim: Claim, epsilon_max: float) -> PldTable:
+def profile_table(config, claim: Claim, epsilon_max: float) -> PldTable:
     """A PLD table at the schedule's first settings, resolved up to epsilon_max (for plotting a profile the exact
-    method did not need)."""
-    return build(config, settings_for(claim, LOSS_STEPS[0]), epsilon_max=epsilon_max)
+    method did not need): one configuration's, or a ledger's events composed."""
+    builds, settings = pipeline.Builds(), settings_for(claim, LOSS_STEPS[0])
+    tables = [builds.table(e, settings, epsilon_max, None, "both") for e in ledger_of(config).events]
+    return tables[0] if len(tables) == 1 else builds.composed(tables, settings)
+
+
+def _finite_is_cheap(config: Config, pairs) -> bool:
+    sizes = [composition_sizes(pair, config.scheme, config.steps, k=config.k, epochs=config.epochs) for pair in pairs]
+    return all(
+        composed <= EXACT_MAX_COUNTS and atoms * splits <= EXACT_TERMS_PER_ATOM * EXACT_MAX_COUNTS
+        for atoms, splits, composed in sizes
+    )

@@ -18,7 +18,8 @@ import numpy as np
 
 from .. import cost
 from ..errors import InvalidParameter, UnsupportedRequest
-from ..formatting import decimal
+from ..formatting import decimal, describe, describe_events
+from ..ledger import ledger_of
 from ..method import FloatRange
 from ..rounding import float_down
 from .refine import LABELS, Certificate, profile_table
@@ -102,15 +103,14 @@ def render_text(out: dict) -> str:
     """Terminal report of `certificate_json` output."""
     q = out["quantity"]
     target = "delta" if q == "epsilon" else "epsilon"
-    params = ", ".join(f"{k}={v}" for k, v in out["params"].items())
     verdict = f"verdict: {out['verdict'].upper()}"
     if not out.get("rigorous", True):
         verdict += " (rests on an estimated error, not a bound; --strict decides on rigorous bounds only)"
     elif out.get("strict"):
         verdict += " (strict: rigorous bounds only)"
     lines = [
-        f"{out['mechanism']}({params}), {out['scheme']} steps={out['steps']} k={out['k']} epochs={out['epochs']}"
-        + (f" rate={out['rate']}" if "rate" in out else ""),
+        describe(out),
+        *describe_events(out),
         f"claim: {q}({target}={out[target]}) <= {out['claimed']}  [direction {out['direction']}]",
         f"certified {q}: [{out['lower']}, {out['upper']}]  (lower by {_label(out['method']['lower'])}, "
         f"upper by {_label(out['method']['upper'])})",
@@ -135,7 +135,8 @@ def profile(cert: Certificate, points: int = 40):
     centre = cert.claim.value if cert.claim.quantity == "epsilon" else cert.claim.at
     top = min(max(2 * float_down(abs(centre)), 0.5), FloatRange().epsilon)
     if cert.table is None:
-        cost.parameter_range("delta", cert.config, "pld")
+        for event in ledger_of(cert.config).events:
+            cost.parameter_range("delta", event, "pld")
     table = cert.table if cert.table is not None else profile_table(cert.config, cert.claim, top)
     grid = np.linspace(0.0, top, points)
     dirs = ("remove", "add") if cert.direction == "both" else (cert.direction,)

@@ -23,8 +23,9 @@ from ..certify.report import DIGITS, MAX_DIGITS, render_text
 from ..errors import InvalidParameter
 from ..formatting import decimal
 from ..validation import abbreviated, integer
+from ..config import Config
 from ..mechanisms import Gaussian
-from ..integrations.opacus import config_from_opacus_history
+from ..integrations.opacus import from_opacus_history
 from .common import CONFIG_DEFAULTS, CONFIG_FLAGS, add_config_flags, config_from_args, progress_bar
 from .executors import add_executor_flags, executor_args
 
@@ -138,7 +139,7 @@ def _opacus_config(args):
             abbreviated(getattr(args, flag)),
             f"--{flag} cannot be combined with --from-opacus-history (the history gives the whole configuration)",
         )
-    return config_from_opacus_history(args.from_opacus_history)
+    return from_opacus_history(args.from_opacus_history)
 
 
 def _run_batch(args) -> dict:
@@ -195,6 +196,10 @@ def _digits(value) -> int:
 
 def run_calibrate(args) -> dict:
     config = _config(args, calibrating=True)
+    if not isinstance(config, Config):
+        raise InvalidParameter(
+            "config", args.config, "calibrate searches the Gaussian σ of one configuration, not of a file of phases"
+        )
     if args.config is not None and not isinstance(config.mechanism, Gaussian):
         raise InvalidParameter("mechanism", config.mechanism.name, "calibrate searches the Gaussian σ")
     cal = calibrate(

@@ -7,7 +7,6 @@ import sys
 import time
 
 from ..io import config_file
-from ..config import Config
 from ..errors import InvalidParameter, UsageError
 from ..formatting import decimal
 from ..mechanisms.registry import MECHANISMS, PARAMETERS, owners
@@ -74,11 +73,13 @@ def add_config_flags(p: argparse.ArgumentParser, *, steps_required: bool = True)
 
 def apply_config_file(args):
     """For a subcommand with configuration flags: `--config FILE` sets them from the file's keys (as the text the
-    flags would carry, certify.config_file.flag_values), refusing any configuration flag also given on the command
-    line (one rule for every command: the file replaces the configuration flags); then the defaults of the optional
-    flags (scheme, k, epochs) are filled in. Other namespaces are returned unchanged."""
+    flags would carry, io.config_file.flag_values), refusing any configuration flag also given on the command
+    line (one rule for every command: the file replaces the configuration flags); a file of phases sets
+    `args.phases` instead (config_from_args then gives their Ledger). Then the defaults of the optional flags
+    (scheme, k, epochs) are filled in. Other namespaces are returned unchanged."""
     if not hasattr(args, "config") or not all(hasattr(args, f) for f in CONFIG_FLAGS):
         return args
+    args.phases = None
     if args.config is not None:
         given = [f for f in CONFIG_FLAGS if getattr(args, f) is not None]
         if given:
@@ -88,16 +89,23 @@ def apply_config_file(args):
                 f"--{given[0]} cannot be combined with --config (the file gives the whole "
                 "configuration): drop the flag or the file",
             )
-        for key, value in config_file.file_values(args.config).items():
-            setattr(args, key, value)
+        values = config_file.file_values(args.config)
+        if "phases" in values:
+            args.phases = [{**CONFIG_DEFAULTS, **phase} for phase in values["phases"]]
+        else:
+            for key, value in values.items():
+                setattr(args, key, value)
     for key, default in CONFIG_DEFAULTS.items():
         if getattr(args, key) is None:
             setattr(args, key, default)
     return args
 
 
-def config_from_args(args) -> Config:
-    """The Config of the configuration flags (after apply_config_file), validated like a config file's keys."""
+def config_from_args(args):
+    """What the configuration flags (after apply_config_file) describe, validated like a config file's keys: a
+    Config, or the Ledger of a file's phases."""
+    if getattr(args, "phases", None):
+        return config_file.accounted_from_values({"phases": args.phases})
     return config_file.config_from_values({f: getattr(args, f) for f in CONFIG_FLAGS})
 
 

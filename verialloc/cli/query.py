@@ -15,7 +15,7 @@ Bad input exits with status 2 and one line naming the parameter and its valid ra
 from __future__ import annotations
 
 from .. import api, registry
-from ..formatting import decimal
+from ..formatting import decimal, describe, describe_events
 from ..errors import InvalidParameter
 from ..validation import abbreviated, digits as check_digits, to_fraction
 from .common import DEFAULT_DIGITS, add_config_flags, bracket_json, config_from_args, progress_bar
@@ -142,19 +142,14 @@ HEADER_PARAM_CHARS = 80
 
 
 def render_text(out: dict) -> str:
-    params = ", ".join(f"{k}={abbreviated(shown(out, k, v), HEADER_PARAM_CHARS)}" for k, v in out["params"].items())
-    head = (
-        f"{out['mechanism']}({params}), {out['scheme']} steps={shown(out, 'steps', out['steps'])} "
-        f"k={shown(out, 'k', out['k'])} epochs={shown(out, 'epochs', out['epochs'])}"
-    )
-    if "rate" in out:
-        head += f" rate={shown(out, 'rate', out['rate'])}"
     target = {"rdp": "alpha", "delta": "epsilon", "epsilon": "delta"}[out["command"]]
     value = shown(out, target, out.get(target))
     what = {"rdp": f"RDP at alpha={value}", "delta": f"delta(epsilon={value})", "epsilon": f"epsilon(delta={value})"}[
         out["command"]
     ]
-    lines = [f"{what} of {head}", f"  method {out['method']}, direction {out['direction']} ({out['error_kind']})"]
+    show = lambda k, v: abbreviated(shown(out, k, v), HEADER_PARAM_CHARS)  # noqa: E731
+    lines = [f"{what} of {describe(out, show)}", *describe_events(out)]
+    lines.append(f"  method {out['method']}, direction {out['direction']} ({out['error_kind']})")
     lines.append(
         f"  value: {out['lower']}" if out["lower"] == out["upper"] else f"  bracket: [{out['lower']}, {out['upper']}]"
     )

@@ -1,6 +1,7 @@
 """Batch tables: claims in (CSV with a header, or JSON Lines, by extension), results out, one layout of columns.
 
-Input rows hold the keys of a configuration file (config_file.KEYS), one claim (`delta` + `claimed_epsilon`, or
+Input rows hold the keys of a configuration file (config_file.KEYS) — or `phases`, a JSON list of such objects
+for a run of several phases (a composition) — one claim (`delta` + `claimed_epsilon`, or
 `epsilon` + `claimed_delta`), optionally `direction`, `budget` (seconds for this row), `strict`, and an `id`. Reading
 is bounded (MAX_BYTES, MAX_LINE, MAX_ROWS). A file that cannot be read or parsed — not a regular file, too large,
 not UTF-8, a CSV header with an unknown or repeated column, a malformed record or JSON line, a repeated id — raises
@@ -34,7 +35,7 @@ from . import config_file, json_input
 
 CLAIM_KEYS = ("delta", "claimed_epsilon", "epsilon", "claimed_delta")
 #: the keys a row may hold (besides `id`), in output order
-INPUT_KEYS = (*config_file.KEYS, *CLAIM_KEYS, "direction", "budget", "strict")
+INPUT_KEYS = (*config_file.KEYS, "phases", *CLAIM_KEYS, "direction", "budget", "strict")
 RESULT_KEYS = ("verdict", "lower", "upper", "method_lower", "method_upper", "rigorous", "seconds", "error")
 #: a result row's verdict (certify's verdicts, or error) and what certified a bracket end
 VERDICTS = ("certified", "refuted", "inconclusive", "error")

@@ -1,11 +1,13 @@
 """Configuration files (`--config FILE.json|FILE.toml`): parsed by `json` / `tomllib` only, never evaluated.
 
 One schema for every command that takes a configuration (rdp, delta, epsilon, certify, calibrate, audit; docs/cli.md):
-    mechanism = "gaussian" | "laplace" | "randomized-response" | "discrete"       (required)
-    sigma | scale | eps0      (the mechanism's one parameter; number or decimal/p-q string)
+    mechanism = "gaussian" | "laplace" | ... (a name of mechanisms.registry.MECHANISMS; required)
+    sigma | scale | eps0 | ...   (the mechanism's one parameter; number or decimal/p-q string)
     pair = {p = [...], q = [...]}   (discrete; or an inline JSON object string, or a path to a JSON file: a regular
                                      file of at most 10 MB)
     steps (required), scheme, k, epochs, rate
+or, for a run of several phases (a composition: verialloc.ledger), only
+    phases = [{mechanism = ..., sigma = ..., scheme = ..., steps = ..., ...}, ...]   (each phase the keys above)
 The file holds the configuration only; the query (ε, δ, α, direction, method and its flags) stays on the command line.
 Unknown keys, unparseable files and bad values raise InvalidParameter naming the key. A number is read as the text
 it is written with (JSON and TOML alike), so `sigma = 0.10000000000000000001` or `1e-400` means exactly that, as the
@@ -23,6 +25,7 @@ import tomllib
 from pathlib import Path
 
 from ..config import SCHEMES, Config
+from ..ledger import Ledger
 from ..errors import InvalidParameter
 from ..mechanisms.finite import PAIR_FORMAT
 from ..mechanisms.registry import MECHANISMS, PARAMETERS, owners
@@ -30,6 +33,8 @@ from ..validation import abbreviated, check_number_text
 from . import json_input
 from .files import MAX_BYTES, read_limited
 
+#: most phases a configuration file lists
+MAX_PHASES = 10_000
 #: the configuration keys: the mechanism, its parameter (mechanisms.registry), the scheme and its sizes
 KEYS = ("mechanism", *PARAMETERS, "scheme", "steps", "k", "epochs", "rate")
 #: parameters given as an object, inline JSON or a JSON file path (the others are numbers)
@@ -66,14 +71,23 @@ QUERY_KEYS = (
 )
 
 
-def load_config(path) -> Config:
-    """Read a JSON (.json) or TOML (.toml) configuration file into a Config."""
-    return config_from_values(file_values(path))
+def load_config(path):
+    """Read a JSON (.json) or TOML (.toml) configuration file: a Config, or a Ledger when it lists `phases`."""
+    return accounted_from_values(file_values(path))
 
 
 def file_values(path) -> dict:
-    """The configuration keys of a file as flag values (see flag_values)."""
-    return flag_values(read_mapping(path))
+    """The configuration keys of a file as flag values (see flag_values); a file of phases gives {"phases": [...]},
+    each phase's keys as flag values (`phase_values`)."""
+    data = read_mapping(path)
+    if "phases" not in data:
+        return flag_values(data)
+    extra = [k for k in data if k != "phases"]
+    if extra:
+        raise InvalidParameter(
+            str(extra[0]), _shown(data[extra[0]]), "a file of phases holds only `phases`: give every key in each phase"
+        )
+    return phase_values(data["phases"])
 
 
 def read_mapping(path) -> dict:
@@ -231,3 +245,37 @@ def json_parameter(name: str, value) -> tuple:
         raise InvalidParameter(name, abbreviated(value), f"inline JSON is {size} bytes; at most {MAX_BYTES}")
     shown = abbreviated(value)
     return json_input.loads(value, name, shown, PAIR_FORMAT, exact=True), shown
+
+
+def accounted_from_values(values: dict):
+    """A Config from flag values (config_from_values), or for {"phases": [...]} the Ledger composing one event per
+    phase (verialloc.ledger), each validated like a configuration (errors name phases[i].key)."""
+    if "phases" not in values:
+        return config_from_values(values)
+    events = []
+    for i, phase in enumerate(values["phases"]):
+        try:
+            events.append(config_from_values(phase))
+        except InvalidParameter as e:
+            raise InvalidParameter(f"phases[{i}].{e.name}", e.value, e.valid) from None
+    return Ledger.of(*events)
+
+
+def phase_values(phases) -> dict:
+    """{"phases": [flag values of each phase]} from a list of mappings, or from its JSON text (a batch row's cell);
+    errors name phases[i].key."""
+    if isinstance(phases, str):
+        phases = json_input.loads(phases, "phases", abbreviated(phases), "must be a JSON list of objects", exact=True)
+    if not isinstance(phases, list) or not phases or not all(isinstance(p, dict) for p in phases):
+        raise InvalidParameter(
+            "phases", _shown(phases), "must be a non-empty list of tables/objects of configuration keys"
+        )
+    if len(phases) > MAX_PHASES:
+        raise InvalidParameter("phases", f"{len(phases)} phases", f"at most {MAX_PHASES} phases (merge repeated ones)")
+    out = []
+    for i, phase in enumerate(phases):
+        try:
+            out.append(flag_values(phase))
+        except InvalidParameter as e:
+            raise InvalidParameter(f"phases[{i}].{e.name}", e.value, e.valid) from None
+    return {"phases": out}
