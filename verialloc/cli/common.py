@@ -66,9 +66,9 @@ def add_config_flags(p: argparse.ArgumentParser, *, steps_required: bool = True)
         )
     p.add_argument("--scheme", help="allocation | poisson (default allocation)")
     p.add_argument("--steps", help=f"number of steps t >= 1 ({need})")
-    p.add_argument("--k", help="steps per element (allocation), 1 <= k <= steps (default 1)")
+    p.add_argument("--k", help="steps per element (allocation only), 1 <= k <= steps (default 1)")
     p.add_argument("--epochs", help="number of epochs (compositions) >= 1 (default 1)")
-    p.add_argument("--rate", help="Poisson rate λ in (0, 1] (default k/steps)")
+    p.add_argument("--rate", help="Poisson sampling probability λ in (0, 1] (required with --scheme poisson)")
 
 
 def apply_config_file(args):
