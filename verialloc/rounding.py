@@ -9,6 +9,7 @@ endpoint is rounded in its bound's direction (never to nearest):
   float or mpf (no step when v is a float already).
 * `trivial_delta_lower(eps)`: a float <= max(0, 1 − e^ε) (the trivial lower bound on δ(ε), I1).
 * `trivial_epsilon_lower(delta)`: a float <= ln(1 − δ) (the trivial lower bound on ε(δ), I1).
+* `rounded_sum(values)`: Σ values correctly rounded, equal to `math.fsum` and ~5× faster on PLD masses (below).
 * `exp_up(x)`: an mpf >= e^x with a 53-bit mantissa and unbounded exponent (upper δ from an upper ln δ, kept
   positive below the float64 range).
 
@@ -168,3 +169,34 @@ def exp_up(x) -> mp.mpf:
     # of 10⁷ bits and rounding it took 132 s (rdp δ at ε = 700 of a pair with a 1e-20 mass; hostile-user pass)
     top = _interval(lambda ctx, a: ctx.exp(a), v)[1]
     return mp.make_mpf(mp.libmp.mpf_mul(top, _ONE_PLUS_WIDEN, 53, "c"))
+
+
+_CHUNK = 1 << 25  # |high part| ≤ 2^27: 2^25 of them sum below 2^52, exactly representable
+_FSUM_BELOW = 64  # below this many terms math.fsum is as fast
+
+
+def rounded_sum(values) -> float:
+    """Σ values correctly rounded to nearest (equal to math.fsum(values)); inf/nan follow math.fsum.
+
+    Each x = M·2^(e−53) with an integer significand |M| < 2^53 (np.frexp); M splits into a high part of ≤ 27 bits and a
+    low part of 26 bits, and np.bincount adds the parts of equal exponent in float64, where every partial sum is an
+    integer below 2^53 (chunks of at most 2^25 terms) and so exact. The per-exponent integers are added in Python's
+    exact integers and divided by a power of two once: CPython's int true division rounds correctly (half to even).
+    """
+    x = np.asarray(values, dtype=np.float64).ravel()
+    if x.size < _FSUM_BELOW or not np.isfinite(x).all():
+        return math.fsum(x.tolist())
+    mant, expo = np.frexp(x)
+    high = np.floor(mant * 2.0**27)  # exact: |mant| < 1 has 53 significant bits, all kept by the two parts
+    low = mant * 2.0**53 - high * 2.0**26  # an integer in [0, 2^26)
+    emin = int(expo.min())
+    index = expo - emin
+    total = 0
+    for start in range(0, x.size, _CHUNK):
+        idx = index[start : start + _CHUNK]
+        hs = np.bincount(idx, weights=high[start : start + _CHUNK])
+        ls = np.bincount(idx, weights=low[start : start + _CHUNK])
+        for j in np.flatnonzero((hs != 0) | (ls != 0)).tolist():
+            total += ((int(hs[j]) << 26) + int(ls[j])) << j
+    shift = emin - 53
+    return float(total << shift) if shift >= 0 else total / (1 << -shift)

@@ -27,6 +27,7 @@ import numpy as np
 from scipy import fft
 
 from ...errors import InvalidParameter
+from ...rounding import rounded_sum
 from ...validation import integer
 from .grid import check_step, check_tail, grid_index, trim, truncate
 from .pld import PLD
@@ -161,7 +162,7 @@ def _absorb(c: np.ndarray, err: np.ndarray, total: float, bound: str) -> tuple[n
     if bound == "exact":
         return c, float(np.sum(err))
     masses = c + err
-    surplus = math.fsum(masses) - total  # exact sums: a trim by np.sum's drift lost ~1e-13 of upper mass (fuzz)
+    surplus = rounded_sum(masses) - total  # exact sums: a trim by np.sum's drift lost ~1e-13 of upper mass (fuzz)
     if surplus > 0:  # take it off the lowest entries: stochastically the mass only moves up
         cut = int(np.searchsorted(np.cumsum(masses), surplus))
         while cut < masses.size and math.fsum(masses[: cut + 1]) < surplus:  # cumsum may round past the spot

@@ -16,7 +16,7 @@ from functools import cached_property
 import numpy as np
 
 from ...errors import InvalidParameter
-from ...rounding import float_down, float_up, round_down, round_up
+from ...rounding import float_down, float_up, round_down, round_up, rounded_sum
 
 _EPS_HALF = np.finfo(np.float64).eps / 2  # unit roundoff u
 #: smallest positive float64: a term of the sum below it may have underflowed
@@ -69,8 +69,8 @@ class PLD:
 
     @cached_property
     def exact_total(self) -> float:
-        """Σ masses correctly rounded (math.fsum; np.sum drifts by n·u), computed once per PLD."""
-        return math.fsum(self.masses)
+        """Σ masses correctly rounded (rounded_sum = math.fsum; np.sum drifts by n·u), computed once per PLD."""
+        return rounded_sum(self.masses)
 
     # --- invariants (F7, I14) -------------------------------------------------------------------
     @property
