@@ -226,3 +226,25 @@ def test_one_direction_after_both_reads_the_both_tables_and_equals_a_fresh_query
         cached, fresh = acc.epsilon("1e-6", direction=d), api.epsilon(accounted, "1e-6", direction=d, method="pld")
         assert (cached.lower, cached.upper) == (fresh.lower, fresh.upper)
         assert cached.upper <= both.upper
+
+
+def _closed_form_epsilon(mu_value, delta):
+    """ε(δ) of N(μ, 1) vs N(0, 1) by bisection on F13 (δ decreasing in ε), as a bracket [lo, hi]."""
+    with mp.workdps(40):
+        lo, hi = mp.mpf(0), mp.mpf(100)
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if f13_delta(mu_value, mid) > mp.mpf(delta) else (lo, mid)
+    return lo, hi
+
+
+def test_a_privacy_curve_reuses_the_table_of_its_smallest_delta_and_brackets_the_closed_form():
+    """Plain Gaussian steps (rate 1): μ = √T/σ = 1 (F13). The smallest δ is asked first; every larger δ (whose tail
+    rule asks a coarser tail) reads its table, and every answer still brackets the closed form within 0.1%."""
+    accounted = Config(Gaussian(100), scheme="poisson", steps=10_000, rate=1)
+    acc = api.compile(accounted, method="pld")
+    answers = {d: acc.epsilon(d) for d in ("1e-10", "1e-6", "3e-9", "1e-8", "1e-4")}
+    assert len(acc.compiled.builds._tables) == 1
+    for delta, got in answers.items():
+        lo, hi = _closed_form_epsilon(mp.mpf(1), delta)
+        assert got.lower <= hi and lo <= got.upper and float(got.upper - got.lower) <= 1e-3 * float(hi)

@@ -285,9 +285,9 @@ class Builds:
         if not uses_window(config):  # the window and the tail-accurate floor are the allocation's alone
             epsilon_max, floor = 0.0, None
         key = (config, settings, epsilon_max, floor, direction)
-        both = key[:-1] + ("both",)
-        if both in self._tables:  # a table built for both directions holds each one
-            return self._tables[both]
+        held = self._held(key)
+        if held is not None:
+            return held
         if key not in self._tables:
             self._tables[key] = build(
                 config,
@@ -298,6 +298,23 @@ class Builds:
                 direction=direction,
             )
         return self._tables[key]
+
+    def _held(self, key: tuple) -> PldTable | None:
+        """A table already built that answers at least as accurately as `key` asks: same configuration and settings
+        but for a tail no larger, a floor no larger, a window no smaller, and this direction or both (every table is
+        a sound bracket; these only tighten it). A privacy curve thus reuses the table of its smallest δ."""
+        config, settings, epsilon_max, floor, direction = key
+        for (c, s, e, f, d), table in self._tables.items():
+            if (
+                c == config
+                and d in (direction, "both")
+                and s.tail <= settings.tail
+                and replace(s, tail=settings.tail) == settings
+                and e >= epsilon_max
+                and (floor is None if f is None else floor is not None and f <= floor)
+            ):
+                return table
+        return None
 
     def finer(self, table: PldTable, settings: Settings, quantity: str, at) -> PldTable:
         step = finer_step(table, settings, quantity, at)
