@@ -248,3 +248,18 @@ def test_a_privacy_curve_reuses_the_table_of_its_smallest_delta_and_brackets_the
     for delta, got in answers.items():
         lo, hi = _closed_form_epsilon(mp.mpf(1), delta)
         assert got.lower <= hi and lo <= got.upper and float(got.upper - got.lower) <= 1e-3 * float(hi)
+
+
+def test_a_descending_privacy_curve_builds_once_past_the_default_tail_and_brackets_the_closed_form():
+    """The first δ that needs a finer tail builds ahead (CURVE_REACH) in a compiled ledger, so the smaller δ that
+    follow read that table; a single query keeps the tail rule (F13 reference as above)."""
+    accounted = Config(Gaussian(100), scheme="poisson", steps=10_000, rate=1)
+    acc = api.compile(accounted, method="pld")
+    answers = {d: acc.epsilon(d) for d in ("1e-6", "1e-9", "1e-10", "3e-12", "1e-14")}
+    assert len(acc.compiled.builds._tables) == 2
+    for delta, got in answers.items():
+        lo, hi = _closed_form_epsilon(mp.mpf(1), delta)
+        assert got.lower <= hi and lo <= got.upper and float(got.upper - got.lower) <= 1e-3 * float(hi)
+    single = api.epsilon(accounted, "1e-10", method="pld")
+    lo, hi = _closed_form_epsilon(mp.mpf(1), "1e-10")
+    assert single.lower <= hi and lo <= single.upper

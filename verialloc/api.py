@@ -86,6 +86,7 @@ class Accountant:
     def __init__(self, method, ledger, options: dict, budget):
         self.method, self.ledger, self.options, self.budget = method, ledger, options, budget
         self.compiled = method.compile(ledger, options)
+        self.compiled.many_queries = True
 
     @serialized
     def delta(self, epsilon, *, direction: str = "both", digits: int = 30) -> Bracket:

@@ -157,6 +157,8 @@ class Compiled:
         self.method, self.ledger, self.options = method, ledger, dict(options)
         self.accounted = ledger.single if ledger.single is not None else ledger
         self._answers: dict = {}
+        #: set by api.compile: more queries will follow, so a method may build ahead for them (one query: False)
+        self.many_queries = False
 
     def _memo(self, key, compute) -> Bracket:
         if key not in self._answers:
