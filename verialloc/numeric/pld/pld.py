@@ -256,6 +256,7 @@ class PLD:
         lo = float(self.losses[hi_i - 1]) if hi_i > 0 else hi - 1.0
         while self.delta(lo) <= delta:  # only below the grid: δ → total mass > delta
             lo -= 2 * (hi - lo)
+        lo, hi = self._narrowed(lo, hi, hi_i, delta)
         for _ in range(200):
             mid = 0.5 * (lo + hi)
             if mid in (lo, hi):
@@ -266,6 +267,25 @@ class PLD:
                 hi = mid
         # one ulp outward: the exact crossing may sit between hi's float neighbours
         return float(np.nextafter(hi, np.inf)) if self.bound != "lower" else float(np.nextafter(lo, -np.inf))
+
+    def _narrowed(self, lo: float, hi: float, hi_i: int, delta: float) -> tuple[float, float]:
+        """[lo, hi] shrunk around the closed-form crossing before the bisection: between two grid losses the set
+        {l > ε} is fixed, so δ(ε) = A − e^ε·B with A = Σ m + inf_mass and B = Σ m·e^{−l} over it (F2) and the
+        crossing is ln((A − δ)/B). Only an interval whose ends the accurate sum confirms (δ(lo) > delta ≥ δ(hi))
+        is used; the bisection then finds the same float crossing in ~15 instead of ~45 sums."""
+        tail = slice(hi_i, None)
+        a = float(np.sum(self.masses[tail])) + self.inf_mass
+        b = float(np.sum(self.masses[tail] * np.exp(-self.losses[tail])))
+        if not (b > 0 and a > delta):
+            return lo, hi
+        guess = math.log((a - delta) / b)
+        width = 1e-13 * max(1.0, abs(guess))
+        left, right = max(lo, guess - width), min(hi, guess + width)
+        if not left < right:
+            return lo, hi
+        if self.delta(left) > delta and self.delta(right) <= delta:
+            return left, right
+        return lo, hi
 
     # --- helpers ---------------------------------------------------------------------------------
     def with_bound(self, bound: str) -> "PLD":
