@@ -16,7 +16,7 @@ E[e^{−L}], duals) use rigorous rational enclosures of e^x (`_reference.exp_bou
 * `test_hockey_sticks_of_regridded_plds_bracket_and_track_the_exact_one_F49_I19` — `PLD.delta_bound` of the upper
   (lower) regrid is ≥ (≤) the exact H_{e^ε} of V, and Claim 4.2 holds on them with shift Δ: H_{e^ε}(V) ≤
   H_{e^{ε−Δ}}(lower), H_{e^ε}(upper) ≤ H_{e^{ε−Δ}}(V).
-* `test_composition_brackets_the_rounded_sum_and_shifts_add_F48_I16_I19` — `compose`/`self_compose` of upper
+* `test_composition_brackets_the_exact_sum_and_shifts_add_F48_I16_I19` — `compose`/`self_compose` of upper
   (lower) regrids dominate (are dominated by) the exact convolution of the V_i; Claim 4.3: the upper result is
   ⪯_(Δ1+Δ2, β) the exact sum, β = the direct-convolution error bound documented in numeric.pld.compose.
 * `test_geometric_allocation_brackets_the_exact_allocation_law_F52_I24`, `…_is_tight_with_the_unaccumulated_shift_F50_I12`
@@ -215,7 +215,7 @@ def convolution_budget(a: PLD, b: PLD, step: float) -> Fraction:
 )
 @given(dyadic_realizations(4), dyadic_realizations(4), STEPS)
 @settings(max_examples=20)
-def test_composition_brackets_the_rounded_sum_and_shifts_add_F48_I16_I19(v1, v2, step):
+def test_composition_brackets_the_exact_sum_and_shifts_add_F48_I16_I19(v1, v2, step):
     """F48 ([003] Claim 4.3), I16, I19 on `compose` and `self_compose`: with U_i, L_i the upper/lower regrids
     (V_i ⪯ U_i ⪯_(Δ,0) V_i), exact V1 + V2 ⪯ compose(U1, U2) ⪯_(2Δ, β) V1 + V2 and compose(L1, L2) ⪯ V1 + V2 ⪯_(2Δ, β)
     compose(L1, L2); the 3-fold self-composition of U1 dominates V1 + V1 + V1."""

@@ -17,6 +17,7 @@ import mpmath as mp
 import numpy as np
 
 from ..errors import InvalidParameter, UnsupportedRequest
+from ..rounding import rounded_sum
 from .base import mpq
 
 #: unit round-off of float64
@@ -137,8 +138,8 @@ class FiniteLoss(LossLaw):
             losses = np.where((p == 0) & (q == 0), np.nan, losses)
         losses = np.asarray(losses, float)
         both = np.isfinite(losses)
-        self.p_inf = _rounded_sum(p[losses == np.inf])
-        self.q_neg_inf = _rounded_sum(q[losses == -np.inf])
+        self.p_inf = rounded_sum(p[losses == np.inf])
+        self.q_neg_inf = rounded_sum(q[losses == -np.inf])
         values = losses[both]
         order = np.argsort(values, kind="stable")
         values, pm, qm = values[order], p[both][order], q[both][order]
@@ -147,7 +148,7 @@ class FiniteLoss(LossLaw):
         self._p = np.bincount(index, weights=pm, minlength=uniq.size)
         self._q = np.bincount(index, weights=qm, minlength=uniq.size)
         self._cp, self._cq = _exact_cumsum(self._p), _exact_cumsum(self._q)
-        self._finite = (_rounded_sum(self._p), _rounded_sum(self._q))
+        self._finite = (rounded_sum(self._p), rounded_sum(self._q))
         self._sp = np.concatenate([_exact_cumsum(self._p[::-1])[::-1][1:], [0.0]])
         self._sq = np.concatenate([_exact_cumsum(self._q[::-1])[::-1][1:], [0.0]])
         # every float mass is within u of the exact one (or, underflowed, within TINY/2): a table value is the
@@ -192,11 +193,6 @@ class FiniteLoss(LossLaw):
 
     def atoms(self):
         return self._values, self._p, self._q
-
-
-def _rounded_sum(masses: np.ndarray) -> float:
-    """The correctly rounded sum of floats (np.sum accumulates up to log2(n)·u)."""
-    return float(sum(map(Fraction, masses.tolist()), Fraction(0)))
 
 
 def _exact_cumsum(masses: np.ndarray) -> np.ndarray:

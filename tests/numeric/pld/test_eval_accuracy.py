@@ -137,7 +137,7 @@ def test_subsampled_gaussian_contract_holds(rate):
     check(law, ys, ref)
 
 
-def test_finite_tables_are_rounded_sums():
+def test_finite_tables_are_exact_sums():
     """The prefix sums of many masses are correctly rounded (np.cumsum accumulates n·u)."""
     masses = np.full(10_000, 0.1)
     law = FiniteLoss(masses, masses[::-1].copy(), np.linspace(-1, 1, masses.size))
