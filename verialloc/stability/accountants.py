@@ -110,10 +110,19 @@ def estimate(region: Region, accountants: list[Accountant], timeout: float) -> E
 
 
 def nearest(region: Region, accountants: list[Accountant], timeout: float, budget: Budget) -> Region | None:
-    """The region with the fewest values dropped (greedily: each step drops the value whose removal saves the
-    most — the smallest σ, the largest steps or the smallest δ) whose estimate fits; None when one cell does not."""
+    """The region that fits `budget` reached by dropping values one at a time, keeping the extent asked for as long
+    as it can: the axis with the most values (more than two) loses the interior value whose neighbours are closest
+    on a log scale (thinning); once every axis has at most two values, the end whose removal saves the most goes
+    (the smallest σ, the largest steps or the smallest δ). None when even one cell does not fit."""
     current = region
     while not estimate(current, accountants, timeout).fits(budget):
+        axes = {"sigmas": current.sigmas, "steps": current.steps, "deltas": current.deltas}
+        name, values = max(axes.items(), key=lambda kv: len(kv[1]))
+        if len(values) > 2:
+            gaps = [math.log(values[i + 1] / values[i - 1]) for i in range(1, len(values) - 1)]
+            drop = 1 + gaps.index(min(gaps))
+            current = current.with_axes(**{name: values[:drop] + values[drop + 1 :]})
+            continue
         options = []
         if len(current.sigmas) > 1:
             options.append(current.with_axes(sigmas=current.sigmas[1:]))
@@ -145,7 +154,9 @@ def check_cost(region: Region, accountants: list[Accountant], timeout: float, bu
         if near is not None
         else "even one cell does not fit"
     )
-    raise BudgetExceeded("cells", region.cells_count, f"{what}; {hint}, or a smaller --timeout or a larger --budget", est, budget)
+    raise BudgetExceeded(
+        "cells", region.cells_count, f"{what}; {hint}, or a smaller --timeout or a larger --budget", est, budget
+    )
 
 
 def run(

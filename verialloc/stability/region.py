@@ -92,7 +92,9 @@ class Region:
                 raise InvalidParameter(name, "", "needs at least one value")
         if self.cells_count > MAX_CELLS:
             raise InvalidParameter(
-                "sigma", f"{len(self.sigmas)} x {len(self.steps)} x {len(self.deltas)} values", f"a map has at most {MAX_CELLS} cells"
+                "sigma",
+                f"{len(self.sigmas)} x {len(self.steps)} x {len(self.deltas)} values",
+                f"a map has at most {MAX_CELLS} cells",
             )
         for s in self.sigmas:
             for t in self.steps:
@@ -118,9 +120,7 @@ class Region:
 
     def config(self, sigma: float, steps: int) -> Config:
         try:
-            return Config(
-                Gaussian(repr(float(sigma))), self.scheme, int(steps), self.k, self.epochs, self.rate
-            )
+            return Config(Gaussian(repr(float(sigma))), self.scheme, int(steps), self.k, self.epochs, self.rate)
         except (InvalidParameter, UnsupportedRequest):
             raise
         except (TypeError, ValueError) as exc:
