@@ -41,6 +41,11 @@ def _planted(brackets):
     return _fake("planted", epsilon)
 
 
+def test_ratio_text_shows_what_three_digits_would_hide():
+    assert maps.ratio_text(1.0711) == "x1.07" and maps.ratio_text(0.9999094) == "x(1 - 9.1e-05)"
+    assert maps.ratio_text(1.0) == "x1" and maps.ratio_text(1.000002) == "x(1 + 2e-06)"
+
+
 def test_axis_ranges_and_lists():
     assert axis("sigma", "0.5:5:3", "sigma") == (0.5, 1.58, 5.0)
     assert axis("steps", "10:1e5", "steps") == (10, 100, 1000, 10000, 100000)
@@ -60,8 +65,8 @@ def test_planted_accountant_is_unsafe_exactly_below_the_certified_lower_end(brac
     assert all(abs(c.ratio - (0.9 if c.flag == "UNSAFE" else 1.5)) < 1e-6 for c in cells)
     lines = maps.summary(cells)
     assert lines == [
-        "planted delta=1e-05: UNSAFE in 2 of 4 cells (sigma 1, steps {10, 100}, x0.9 to x0.9 of the certified end)",
-        "planted delta=1e-05: LOOSE in 2 of 4 cells (sigma 2, steps {10, 100}, x1.5 to x1.5 of the certified end)",
+        "planted delta=1e-05: UNSAFE in 2 of 4 cells (sigma=1: steps 10,100; x0.9 of the certified end)",
+        "planted delta=1e-05: LOOSE in 2 of 4 cells (sigma=2: steps 10,100; x1.5 of the certified end)",
     ]
 
 

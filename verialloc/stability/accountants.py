@@ -247,29 +247,36 @@ def ratio(reported, lower: str, upper: str, claims: str) -> float | None:
 
 
 def summary(cells: list[Cell]) -> list[str]:
-    """One line per (accountant, δ, flag) other than OK: how many cells, where (σ and steps ranges), by how much."""
+    """One line per (accountant, δ, flag) other than OK: how many cells, which (steps per σ), by how much (the
+    answer over the certified end it claims)."""
     lines = []
-    keys = dict.fromkeys((c.accountant, c.delta) for c in cells)
-    for name, d in keys:
+    for name, d in dict.fromkeys((c.accountant, c.delta) for c in cells):
         group = [c for c in cells if c.accountant == name and c.delta == d]
         flags = dict.fromkeys(c.flag for c in group)
+        if set(flags) == {"OK"}:
+            lines.append(f"{name} delta={d:g}: OK in all {len(group)} cells")
         for flag in flags:
             if flag == "OK":
                 continue
             hit = [c for c in group if c.flag == flag]
-            sig = sorted({c.sigma for c in hit})
-            st = sorted({c.steps for c in hit})
-            where = f"sigma {_span(sig, '{:g}')}, steps {_span(st, '{}')}"
-            ratios = [c.ratio for c in hit if c.ratio is not None]
-            by = f", x{min(ratios):.3g} to x{max(ratios):.3g} of the certified end" if ratios else ""
+            where = "; ".join(
+                f"sigma={s:g}: steps " + ",".join(str(c.steps) for c in hit if c.sigma == s)
+                for s in dict.fromkeys(c.sigma for c in hit)
+            )
+            ratios = sorted(c.ratio for c in hit if c.ratio is not None)
+            by = ""
+            if ratios:
+                lo, hi = ratio_text(ratios[0]), ratio_text(ratios[-1])
+                by = f"; {lo}" + ("" if lo == hi else f" to {hi}") + " of the certified end"
             lines.append(f"{name} delta={d:g}: {flag} in {len(hit)} of {len(group)} cells ({where}{by})")
-        if set(flags) == {"OK"}:
-            lines.append(f"{name} delta={d:g}: OK in all {len(group)} cells")
     return lines
 
 
-def _span(values: list, fmt: str) -> str:
-    return fmt.format(values[0]) if len(values) == 1 else "{" + ", ".join(fmt.format(v) for v in values) + "}"
+def ratio_text(r: float) -> str:
+    """x1.07, or x(1 - 8.9e-05) when the ratio is within 0.1% of 1 (three digits would read x1)."""
+    if math.isfinite(r) and r != 1 and abs(r - 1) < 1e-3:
+        return f"x(1 {'-' if r < 1 else '+'} {abs(r - 1):.2g})"
+    return f"x{r:.3g}"
 
 
 def resolve(names: list[str]) -> tuple[list[Accountant], list[str]]:

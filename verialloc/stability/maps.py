@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from ..errors import UnsupportedRequest
-from .accountants import UNCERTIFIED, UNSERVED, Cell
+from .accountants import UNCERTIFIED, UNSERVED, Cell, ratio_text
 
 #: colour of each flag (PNG and HTML)
 COLOURS = {
@@ -62,9 +62,9 @@ def groups(cells: list[Cell]) -> dict:
 
 
 def label(c: Cell) -> str:
-    """Short text of a cell: the ratio to the certified end it claims (x1.07), or the flag."""
+    """Short text of a cell: the ratio to the certified end it claims (x1.07, x(1 - 8.9e-05)), or the flag."""
     if c.ratio is not None and c.flag in ("OK", "LOOSE", "UNSAFE", "OUTSIDE"):
-        return f"x{c.ratio:.3g}" if abs(c.ratio - 1) >= 5e-4 else "x1"
+        return ratio_text(c.ratio)
     return {"TIMEOUT": "T/O", "ERROR": "ERR", UNSERVED: "n/a", UNCERTIFIED: "?"}.get(c.flag, c.flag)
 
 
