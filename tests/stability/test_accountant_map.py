@@ -188,3 +188,34 @@ def test_cli_writes_the_map(tmp_path, capsys):
     assert (out_dir / "map.html").read_text().count('class="cell"') == 1
     pngs = list(out_dir.glob("*.png"))
     assert len(pngs) in (0, 1) and all(p.read_bytes()[:4] == b"\x89PNG" for p in pngs)
+
+
+def test_an_interrupted_map_resumes_with_only_the_missing_calls(brackets, tmp_path):
+    """A KeyboardInterrupt at the last cell (raised in the call's child, re-raised here as Ctrl-C would be) keeps
+    the finished rows in the checkpoint; the same map again calls the accountant only for what is missing."""
+    from verialloc.stability.checkpoint import Checkpoint
+
+    calls = tmp_path / "calls"
+    params = {"region": REGION.as_dict(), "accountants": ["flaky"], "timeout": 20}
+
+    def epsilon(config, delta, interrupt=True):
+        with open(calls, "a") as fh:
+            fh.write(f"{float(config.mechanism.noise_multiplier):g} {config.steps}\n")
+        if interrupt and (float(config.mechanism.noise_multiplier), config.steps) == (2.0, 100):
+            raise KeyboardInterrupt
+        return 1.0
+
+    with pytest.raises(KeyboardInterrupt):
+        maps.run(REGION, [_fake("flaky", epsilon)], timeout=20, checkpoint=Checkpoint(tmp_path, params))
+    assert len(calls.read_text().splitlines()) == 4
+    again = Checkpoint(tmp_path, params)
+    assert len(again.brackets) == 4 and len(again.rows) == 3 and again.resumed == 7
+    calls.unlink()
+    cells = maps.run(REGION, [_fake("flaky", lambda c, d: epsilon(c, d, False))], timeout=20, checkpoint=again)
+    assert calls.read_text().split() == ["2", "100"]
+    assert len(cells["cells"]) == 4 and all(c.reported == 1.0 for c in cells["cells"])
+    assert {p: out["brackets"] for p, out in cells["brackets"].items()} == {
+        p: out["brackets"] for p, out in brackets.items()
+    }
+    again.finish()
+    assert not again.path.exists()

@@ -73,7 +73,8 @@ MAP_HELP = {
     "timeout": "seconds per accountant call before it is flagged TIMEOUT",
     "loose-percent": "LOOSE when an upper claim exceeds the certified upper end by more than this percent",
     "budget": "seconds the whole map may take by the estimate (brackets + calls x timeout)",
-    "out": "directory for map.csv, map.json, map.html and one PNG per accountant and delta (created if missing)",
+    "out": "directory for map.csv, map.json, map.html and one PNG per accountant and delta (created if missing); "
+    "finished work is kept there as it completes, so the same command resumes an interrupted map",
 }
 
 
@@ -209,8 +210,22 @@ def execute_map(args) -> dict:
             raise InvalidParameter("out", args.out, "must be a directory")
         if not out_dir.parent.is_dir():
             raise InvalidParameter("out", args.out, f"the directory {str(out_dir.parent)!r} does not exist")
+    where = executor_args(args)
+    keep = None
+    if out_dir is not None:
+        from ..stability.checkpoint import Checkpoint
+
+        params = {"region": region.as_dict(), "accountants": [a.name for a in accs], "timeout": timeout, "loose": loose}
+        keep = Checkpoint(out_dir, params)
     start = time.perf_counter()
-    result = run_map(region, accs, timeout, loose, budget, progress_bar(), **executor_args(args))
+    try:
+        result = run_map(region, accs, timeout, loose, budget, progress_bar(), **where, checkpoint=keep)
+    except KeyboardInterrupt:
+        if keep is not None and keep.path.exists():
+            print(
+                f"verialloc: the finished work is kept in {keep.path}: run the same command to resume", file=sys.stderr
+            )
+        raise
     cells = result["cells"]
     out = {
         "command": "stability",
@@ -226,9 +241,11 @@ def execute_map(args) -> dict:
             "total": round(time.perf_counter() - start, 2),
         },
         "files": [],
+        "resumed": 0 if keep is None else keep.resumed,
     }
     if out_dir is not None:
         out["files"] = write_outputs(out, cells, out_dir, " ".join(["verialloc", *sys.argv[1:]]))
+        keep.finish()
     return out
 
 
@@ -287,6 +304,8 @@ def render_map(out: dict) -> str:
         + ", ".join(f"{n} {f}" for f, n in counts.items())
         + f"; {s['total']:g} s ({s['brackets']:g} s certified brackets, {s['accountants']:g} s accountants)",
     ]
+    if out.get("resumed"):
+        lines.append(f"  resumed: {out['resumed']} results from an interrupted run were reused")
     lines += [f"  {line}" for line in out["regions"]]
     lines += [f"  skipped {note}" for note in out["skipped"]]
     lines += [f"  wrote {f}" for f in out["files"]]

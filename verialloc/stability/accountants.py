@@ -10,7 +10,8 @@ Two phases, both on the shared executors (runtime.executor: local, process, dask
 A cell an accountant does not serve (e.g. dp_accounting under allocation with k < steps) is UNSERVED, one whose
 certified bracket failed is UNCERTIFIED; neither is called. Before any work `check_cost` refuses a region whose
 estimate (verialloc.cost for the brackets, plus calls × timeout for the accountants) exceeds the budget, naming
-the nearest region that fits (`nearest`).
+the nearest region that fits (`nearest`). With a checkpoint (stability.checkpoint) finished work is kept as it
+completes and skipped when the map runs again, so an interrupted map resumes.
 """
 
 from __future__ import annotations
@@ -170,18 +171,23 @@ def run(
     scheduler=None,
     workers=None,
     brackets: dict | None = None,
+    checkpoint=None,
 ) -> dict:
     """The map: {"cells": [Cell] (accountant, σ, steps, δ order), "brackets": {(σ, steps): certified(...)},
     "seconds": {"brackets", "accountants"}}. `brackets` (a previous run's) skips phase 1. Accountants must be
-    installed (the caller skips the others); elsewhere than "local" they must be registered adapters."""
+    installed (the caller skips the others); elsewhere than "local" they must be registered adapters. With a
+    `checkpoint` (stability.checkpoint.Checkpoint) the work it holds is skipped and new work is added to it as it
+    completes, so an interrupted map resumes."""
     check_cost(region, accountants, timeout, budget)
     where = {"executor": executor, "scheduler": scheduler, "workers": workers}
     start = time.perf_counter()
     if brackets is None:
-        pairs = region.pairs()
-        brackets = {}
+        brackets = dict(checkpoint.brackets) if checkpoint is not None else {}
+        pairs = [p for p in region.pairs() if p not in brackets]
         for i, out in completed(certified, [(region, s, t) for s, t in pairs], **where):
             brackets[pairs[i]] = out
+            if checkpoint is not None:
+                checkpoint.add_brackets(pairs[i], out)
             if progress:
                 progress(f"certified sigma={pairs[i][0]:g} steps={pairs[i][1]}")
     middle = time.perf_counter()
@@ -191,8 +197,17 @@ def run(
         for d in region.deltas
         if d in brackets[s, t]["brackets"]
     ]
-    rows = audit(accountants, entries, loose_percent, progress, timeout, **where) if entries else []
-    by = {(r.accountant, r.entry): r for r in rows}
+    by = dict(checkpoint.rows) if checkpoint is not None else {}
+    todo: dict = {}  # the entries still to run -> the accountants that still need them (one audit call per group)
+    for acc in accountants:
+        left = tuple(e["id"] for e in entries if (acc.name, e["id"]) not in by)
+        if left:
+            todo.setdefault(left, []).append(acc)
+    on_row = checkpoint.add_row if checkpoint is not None else None
+    for ids, accs in todo.items():
+        chosen = [e for e in entries if e["id"] in set(ids)]
+        for r in audit(accs, chosen, loose_percent, progress, timeout, **where, on_row=on_row):
+            by[r.accountant, r.entry] = r
     cells = [
         _cell(acc, region, s, t, d, brackets[s, t], by.get((acc.name, cell_id(s, t, d))))
         for acc in accountants
