@@ -54,6 +54,15 @@ def test_dp_accounting_pld_ok_at_moderate_delta(golden_by_id):
     assert r.flag == OK
 
 
+def test_dp_accounting_pld_just_below_the_truth_at_delta_1e10(golden_by_id):
+    """A boundary of the accountant map (docs/stability.md, "Where accountants break"): PLDAccountant(1e-4),
+    q = 1e-2, σ = 1, T = 1e4 is inside the certified bracket at δ = 1e-5 and 0.0102% below its lower end at
+    δ = 1e-10 (9.31517 against [9.31612, 9.31644])."""
+    assert row("dp_accounting.pld", "dpsgd-s1-q1e-2-T1e4-d1e-5", golden_by_id, "dp_accounting").flag == OK
+    r = row("dp_accounting.pld", "dpsgd-s1-q1e-2-T1e4-d1e-10", golden_by_id, "dp_accounting")
+    assert r.flag == UNSAFE and 9.31 < r.reported < 9.3161 and "below the certified lower bound" in r.reason
+
+
 def test_prv_negative_delta_without_warning(golden_by_id, recwarn):
     """prv_accountant compute_delta(ε=2) lower end = estimate − delta_error < 0, no warning."""
     r = row("prv.lower", "dpsgd-s0.8-T1e3-e2", golden_by_id, "prv_accountant")

@@ -138,8 +138,10 @@ def audit(
     executor="local",
     scheduler: str | None = None,
     workers: int | None = None,
+    on_row=None,
 ) -> list[Row]:
-    """Rows for every (accountant, entry) pair the accountant serves, in accountant order. Elsewhere than "local"
+    """Rows for every (accountant, entry) pair the accountant serves, in accountant order; `on_row(row)` is called
+    as each row completes (a checkpoint: stability.checkpoint). Elsewhere than "local"
     (certify.executor: "process", "dask", or an Executor) each pair is a task naming a registered accountant, which
     the worker looks up in its own registry (adapters hold lambdas, which do not pickle); the `timeout` child is
     forked inside the worker."""
@@ -162,6 +164,8 @@ def audit(
     rows: list[Row | None] = [None] * len(tasks)
     for i, row in completed(fn, tasks, executor, scheduler=scheduler, workers=workers):
         rows[i] = row
+        if on_row is not None:
+            on_row(row)
         if progress:
             progress(f"{row.accountant} {row.entry}")
     return rows

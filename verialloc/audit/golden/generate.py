@@ -136,6 +136,22 @@ GRID: list[dict] = [
         "target": "1e-10",
         "method": "pld",
     },
+    # a boundary of the accountant map (docs/stability.md, "Where accountants break"): dp_accounting.pld is inside
+    # the bracket at δ = 1e-5 and 0.0102% below its lower end at δ = 1e-10 for this configuration
+    {
+        "id": "dpsgd-s1-q1e-2-T1e4-d1e-5",
+        "config": _g("1", "poisson", 10_000, rate="1e-2"),
+        "quantity": "epsilon",
+        "target": "1e-5",
+        "method": "pld",
+    },
+    {
+        "id": "dpsgd-s1-q1e-2-T1e4-d1e-10",
+        "config": _g("1", "poisson", 10_000, rate="1e-2"),
+        "quantity": "epsilon",
+        "target": "1e-10",
+        "method": "pld",
+    },
 ]
 
 

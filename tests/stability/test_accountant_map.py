@@ -1,0 +1,221 @@
+"""Accountant map (issue #32): planted unsafe / hanging / raising accountants are flagged in exactly their cells,
+the HTML page holds one cell per point with its numbers, the cost check names a region that fits, CLI errors."""
+
+import csv
+import json
+import time
+from fractions import Fraction
+from html.parser import HTMLParser
+
+import pytest
+
+from verialloc.audit.adapters import Accountant
+from verialloc.budget import BudgetExceeded
+from verialloc.cli import main
+from verialloc.errors import InvalidParameter
+from verialloc.stability import accountants as maps
+from verialloc.stability.page import page
+from verialloc.stability.region import Region, axis
+
+REGION = Region((1.0, 2.0), (10, 100), (1e-5,), "poisson", "0.1")
+
+
+@pytest.fixture(scope="module")
+def brackets():
+    """The certified brackets of REGION, computed once (phase 1 of the map)."""
+    return {(s, t): maps.certified((REGION, s, t)) for s, t in REGION.pairs()}
+
+
+def _fake(name, epsilon, supports=lambda c: True):
+    return Accountant(name, "none", ("math",), "both", supports, f"{name}(config, delta)", epsilon=epsilon)
+
+
+def _planted(brackets):
+    """0.9 x the certified lower end at sigma = 1 (unsafe), 1.5 x the certified upper end elsewhere (loose)."""
+
+    def epsilon(config, delta):
+        s, t = float(config.mechanism.noise_multiplier), config.steps
+        lo, hi = brackets[s, t]["brackets"][delta]["both"]
+        return 0.9 * float(lo) if s == 1.0 else 1.5 * float(hi)
+
+    return _fake("planted", epsilon)
+
+
+def test_ratio_text_shows_what_three_digits_would_hide():
+    assert maps.ratio_text(1.0711) == "x1.07" and maps.ratio_text(0.9999094) == "x(1 - 9.1e-05)"
+    assert maps.ratio_text(1.0) == "x1" and maps.ratio_text(1.000002) == "x(1 + 2e-06)"
+
+
+def test_axis_ranges_and_lists():
+    assert axis("sigma", "0.5:5:3", "sigma") == (0.5, 1.58, 5.0)
+    assert axis("steps", "10:1e5", "steps") == (10, 100, 1000, 10000, 100000)
+    assert axis("delta", "1e-5,1e-10,1e-5", "delta") == (1e-10, 1e-5)
+    for text in ("1:x", "5:1", "1:2:1", "0,1", "nan"):
+        with pytest.raises(InvalidParameter):
+            axis("sigma", text, "sigma")
+
+
+def test_planted_accountant_is_unsafe_exactly_below_the_certified_lower_end(brackets):
+    cells = maps.run(REGION, [_planted(brackets)], timeout=20, brackets=brackets)["cells"]
+    assert len(cells) == REGION.cells_count == 4
+    below = {(c.sigma, c.steps) for c in cells if Fraction(c.reported) < Fraction(c.lower)}
+    assert below == {(1.0, 10), (1.0, 100)}
+    assert {(c.sigma, c.steps) for c in cells if c.flag == "UNSAFE"} == below
+    assert {c.flag for c in cells if (c.sigma, c.steps) not in below} == {"LOOSE"}
+    assert all(abs(c.ratio - (0.9 if c.flag == "UNSAFE" else 1.5)) < 1e-6 for c in cells)
+    lines = maps.summary(cells)
+    assert lines == [
+        "planted delta=1e-05: UNSAFE in 2 of 4 cells (sigma=1: steps 10,100; x0.9 of the certified end)",
+        "planted delta=1e-05: LOOSE in 2 of 4 cells (sigma=2: steps 10,100; x1.5 of the certified end)",
+    ]
+
+
+def test_hanging_raising_and_unserved_accountants(brackets):
+    one = REGION.with_axes(sigmas=(1.0,))
+    hang = _fake("hang", lambda c, d: time.sleep(60))
+    boom = _fake("boom", lambda c, d: 1 / 0)
+    some = _fake("some", lambda c, d: 5.0, supports=lambda c: c.steps == 10)
+    start = time.perf_counter()
+    cells = maps.run(one, [hang, boom, some], timeout=1, brackets=brackets)["cells"]
+    assert time.perf_counter() - start < 30
+    flags = {(c.accountant, c.steps): c.flag for c in cells}
+    assert flags[("hang", 10)] == flags[("hang", 100)] == "TIMEOUT"
+    assert flags[("boom", 10)] == flags[("boom", 100)] == "ERROR"
+    assert "ZeroDivisionError" in next(c.reason for c in cells if c.accountant == "boom")
+    assert flags[("some", 100)] == maps.UNSERVED and flags[("some", 10)] in ("OK", "LOOSE", "UNSAFE")
+
+
+class _Cells(HTMLParser):
+    """The td.cell elements of a page: their attributes, and the tables they are in."""
+
+    def __init__(self):
+        super().__init__()
+        self.cells, self.tables = [], 0
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "table":
+            self.tables += 1
+        if tag == "td" and attrs.get("class") == "cell":
+            self.cells.append((self.tables, attrs))
+
+
+def test_html_page_has_one_cell_per_point_with_its_numbers(brackets, tmp_path):
+    cells = maps.run(REGION, [_planted(brackets)], timeout=20, brackets=brackets)["cells"]
+    html = page(cells, "map", "verialloc stability ...", maps.summary(cells))
+    parser = _Cells()
+    parser.feed(html)
+    parser.close()
+    assert parser.tables == 1 and len(parser.cells) == len(cells) == 4
+    by = {(a["data-sigma"], a["data-steps"]): a for _, a in parser.cells}
+    for c in cells:
+        a = by[f"{c.sigma:g}", str(c.steps)]
+        assert a["data-flag"] == c.flag and a["data-reported"] == repr(c.reported)
+        assert a["data-lower"] == c.lower and a["data-upper"] == c.upper
+        assert repr(c.reported) in a["title"] and c.lower in a["title"] and c.upper in a["title"]
+    assert "<script" not in html and "http" not in html  # self-contained
+    _render_in_a_browser(html, tmp_path, len(cells))
+
+
+def _render_in_a_browser(html, tmp_path, n):
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("no headless browser: playwright is not installed (the page was parsed with html.parser)")
+    path = tmp_path / "map.html"
+    path.write_text(html)
+    with sync_playwright() as p:
+        browser = p.chromium.launch()
+        pg = browser.new_page()
+        pg.goto(path.as_uri())
+        assert pg.locator("td.cell").count() == n
+        assert pg.locator("td.cell").first.is_visible()
+        browser.close()
+
+
+def test_cost_check_names_the_nearest_region_that_fits():
+    big = Region((0.5, 1.0, 2.0, 4.0), (10, 100, 1000), (1e-10, 1e-5), "poisson", "0.1")
+    acc = [_fake("x", lambda c, d: 1.0)]
+    with pytest.raises(BudgetExceeded, match=r"nearest region that fits is --sigma [0-9.,]+ --steps [0-9,]+ --delta "):
+        maps.check_cost(big, acc, timeout=30, budget=400)
+    near = maps.nearest(big, acc, 30, maps.Budget.of(400))
+    assert maps.estimate(near, acc, 30).seconds <= 400 and near.cells_count < big.cells_count
+    with pytest.raises(BudgetExceeded, match="even one cell does not fit"):
+        maps.check_cost(big, acc, timeout=1000, budget=100)
+
+
+@pytest.mark.parametrize(
+    "argv, name",
+    [
+        (["--accountants", "nope", "--sigma", "1", "--steps", "10"], "accountants"),
+        (["--accountants", "dp_accounting.pld", "--sigma", "1,x", "--steps", "10"], "sigma"),
+        (["--accountants", "dp_accounting.pld", "--sigma", "1", "--steps", "1:10:1"], "steps"),
+        (["--accountants", "dp_accounting.pld", "--sigma", "1", "--steps", "10", "--delta", "2"], "delta"),
+        (["--accountants", "dp_accounting.pld", "--sigma", "1", "--steps", "10", "--scheme", "poisson"], "rate"),
+        (["--accountants", "dp_accounting.pld", "--sigma", "1", "--steps", "10", "--scheme", "x"], "scheme"),
+        (["--accountants", "dp_accounting.pld", "--sigma", "1", "--steps", "10"], "accountants"),  # serves none
+        (["--accountants", "dp_accounting.pld", "--steps", "10"], "sigma"),
+        (["--accountants", "dp_accounting.pld", "--sigma", "1", "--steps", "10", "--timeout", "0"], "timeout"),
+        (["--accountants", "dp_accounting.pld", "--sigma", "1", "--steps", "10", "--x", "1"], "x"),
+        (["--probe", "gaussian-delta", "--sigma", "1"], "sigma"),
+        (["--probe", "gaussian-delta", "--accountants", "dp_accounting.pld"], "accountants"),
+        (
+            ["--accountants", "dp_accounting.rdp", "--sigma", "0.5:5:6", "--steps", "10:1e5:6"]
+            + ["--scheme", "poisson", "--rate", "0.01"],
+            "cells",
+        ),
+    ],
+)
+def test_cli_errors(argv, name, capsys):
+    assert main(["stability", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("verialloc: error:") and name in err and err.count("\n") == 1
+
+
+def test_cli_writes_the_map(tmp_path, capsys):
+    """One dp_accounting.pld cell end to end: CSV, JSON, HTML (and a PNG when matplotlib is there)."""
+    out_dir = tmp_path / "map"
+    argv = ["stability", "--accountants", "dp_accounting.pld", "--sigma", "2", "--steps", "10"]
+    argv += ["--scheme", "poisson", "--rate", "0.1", "--timeout", "60", "--out", str(out_dir), "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [c["flag"] for c in out["cells"]] == ["OK"] and out["regions"] == [
+        "dp_accounting.pld delta=1e-05: OK in all 1 cells"
+    ]
+    rows = list(csv.DictReader(open(out_dir / "map.csv")))
+    assert len(rows) == 1 and rows[0]["accountant"] == "dp_accounting.pld" and rows[0]["flag"] == "OK"
+    assert json.loads((out_dir / "map.json").read_text())["cells"] == out["cells"]
+    assert (out_dir / "map.html").read_text().count('class="cell"') == 1
+    pngs = list(out_dir.glob("*.png"))
+    assert len(pngs) in (0, 1) and all(p.read_bytes()[:4] == b"\x89PNG" for p in pngs)
+
+
+def test_an_interrupted_map_resumes_with_only_the_missing_calls(brackets, tmp_path):
+    """A KeyboardInterrupt at the last cell (raised in the call's child, re-raised here as Ctrl-C would be) keeps
+    the finished rows in the checkpoint; the same map again calls the accountant only for what is missing."""
+    from verialloc.stability.checkpoint import Checkpoint
+
+    calls = tmp_path / "calls"
+    params = {"region": REGION.as_dict(), "accountants": ["flaky"], "timeout": 20}
+
+    def epsilon(config, delta, interrupt=True):
+        with open(calls, "a") as fh:
+            fh.write(f"{float(config.mechanism.noise_multiplier):g} {config.steps}\n")
+        if interrupt and (float(config.mechanism.noise_multiplier), config.steps) == (2.0, 100):
+            raise KeyboardInterrupt
+        return 1.0
+
+    with pytest.raises(KeyboardInterrupt):
+        maps.run(REGION, [_fake("flaky", epsilon)], timeout=20, checkpoint=Checkpoint(tmp_path, params))
+    assert len(calls.read_text().splitlines()) == 4
+    again = Checkpoint(tmp_path, params)
+    assert len(again.brackets) == 4 and len(again.rows) == 3 and again.resumed == 7
+    calls.unlink()
+    cells = maps.run(REGION, [_fake("flaky", lambda c, d: epsilon(c, d, False))], timeout=20, checkpoint=again)
+    assert calls.read_text().split() == ["2", "100"]
+    assert len(cells["cells"]) == 4 and all(c.reported == 1.0 for c in cells["cells"])
+    assert {p: out["brackets"] for p, out in cells["brackets"].items()} == {
+        p: out["brackets"] for p, out in brackets.items()
+    }
+    again.finish()
+    assert not again.path.exists()

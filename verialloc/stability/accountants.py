@@ -1,0 +1,313 @@
+"""Map where other people's accountants break (issue #32): over a Region, each accountant's ε(δ) per cell against
+verialloc's certified ε bracket of the direction the accountant claims, flagged like the audit (audit.flags: UNSAFE,
+LOOSE by how much, OUTSIDE, ERROR, TIMEOUT, OK).
+
+Two phases, both on the shared executors (runtime.executor: local, process, dask):
+1. `certified`: one task per (σ, steps) compiles verialloc's PLD ledger once (api.compile, method "pld") and
+   answers every δ of the region in direction "both", which carries the remove and add brackets (lower rounded
+   down, upper rounded up to DIGITS digits);
+2. the accountants' calls through `audit.runner.audit` (each call in a child process with a time limit).
+A cell an accountant does not serve (e.g. dp_accounting under allocation with k < steps) is UNSERVED, one whose
+certified bracket failed is UNCERTIFIED; neither is called. Before any work `check_cost` refuses a region whose
+estimate (verialloc.cost for the brackets, plus calls × timeout for the accountants) exceeds the budget, naming
+the nearest region that fits (`nearest`). With a checkpoint (stability.checkpoint) finished work is kept as it
+completes and skipped when the map runs again, so an interrupted map resumes.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass
+from fractions import Fraction
+
+from .. import cost
+from ..audit.adapters import Accountant, registry
+from ..audit.flags import DEFAULT_LOOSE_PERCENT, exact
+from ..audit.golden import config_of
+from ..audit.runner import audit
+from ..budget import Budget, BudgetExceeded, Estimate, seconds_text
+from ..runtime.executor import completed
+from .region import Region, cell_id, entry
+
+#: digits of the certified bracket ends
+DIGITS = 12
+#: seconds an accountant's call may take by default
+DEFAULT_TIMEOUT = 30.0
+UNSERVED, UNCERTIFIED = "UNSERVED", "UNCERTIFIED"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One accountant at one (σ, steps, δ): its answer, the certified bracket of its direction, the flag."""
+
+    accountant: str
+    sigma: float
+    steps: int
+    delta: float
+    direction: str
+    claims: str
+    reported: float | None
+    lower: str
+    upper: str
+    ratio: float | None  # reported / the certified end it claims (upper for "upper" and "estimate", else lower)
+    flag: str
+    reason: str
+    seconds: float
+
+    def as_dict(self) -> dict:
+        out = asdict(self)
+        for key in ("reported", "ratio"):
+            if out[key] is not None and not math.isfinite(out[key]):
+                out[key] = str(out[key])
+        return out
+
+
+def certified(task: tuple) -> dict:
+    """One (σ, steps) task (region, σ, steps): {"brackets": {δ: {remove, add, both: [lower, upper]}}, "seconds",
+    "error"}; a failure (e.g. over the budget) is recorded, not raised."""
+    from .. import api
+    from ..formatting import decimal
+
+    region, sigma, steps = task
+    start = time.perf_counter()
+    out = {"brackets": {}, "error": ""}
+    try:
+        acc = api.compile(region.config(sigma, steps), method="pld")
+        for d in region.deltas:
+            b = acc.epsilon(repr(float(d)), direction="both", digits=DIGITS)
+            out["brackets"][d] = {
+                name: [decimal(x.lower, DIGITS, "down"), decimal(x.upper, DIGITS, "up")]
+                for name, x in (("both", b), *b.details.items())
+                if name in ("both", "remove", "add")
+            }
+    except Exception as exc:  # noqa: BLE001 — a cell without a bracket is shown as such, the map goes on
+        out["error"] = f"{type(exc).__name__}: {exc}"
+    out["seconds"] = time.perf_counter() - start
+    return out
+
+
+def bracket_estimate(region: Region) -> Estimate:
+    """verialloc.cost's estimate of the certified brackets: one pld ε query per cell (a conservative sum: the
+    compiled ledger shares its tables between the δ of one (σ, steps))."""
+    total = Estimate(0.0, 0.0, "cells", region.cells_count)
+    for s, t in region.pairs():
+        config = region.config(s, t)
+        for d in region.deltas:
+            total = total + cost.estimate("epsilon", config, "pld", repr(float(d)), digits=DIGITS)
+    return total
+
+
+def calls(region: Region, accountants: list[Accountant]) -> int:
+    """Accountant calls of the map: the cells each accountant serves."""
+    served = sum(1 for a in accountants for s, t in region.pairs() if a.serves(region.config(s, t), "epsilon"))
+    return served * len(region.deltas)
+
+
+def estimate(region: Region, accountants: list[Accountant], timeout: float) -> Estimate:
+    """Estimated cost of the map: the brackets (verialloc.cost) plus every call taking its whole `timeout`."""
+    b = bracket_estimate(region)
+    return Estimate(b.seconds + calls(region, accountants) * timeout, b.memory, "cells", region.cells_count)
+
+
+def nearest(region: Region, accountants: list[Accountant], timeout: float, budget: Budget) -> Region | None:
+    """The region that fits `budget` reached by dropping values one at a time, keeping the extent asked for as long
+    as it can: the axis with the most values (more than two) loses the interior value whose neighbours are closest
+    on a log scale (thinning); once every axis has at most two values, the end whose removal saves the most goes
+    (the smallest σ, the largest steps or the smallest δ). None when even one cell does not fit."""
+    current = region
+    while not estimate(current, accountants, timeout).fits(budget):
+        axes = {"sigmas": current.sigmas, "steps": current.steps, "deltas": current.deltas}
+        name, values = max(axes.items(), key=lambda kv: len(kv[1]))
+        if len(values) > 2:
+            gaps = [math.log(values[i + 1] / values[i - 1]) for i in range(1, len(values) - 1)]
+            drop = 1 + gaps.index(min(gaps))
+            current = current.with_axes(**{name: values[:drop] + values[drop + 1 :]})
+            continue
+        options = []
+        if len(current.sigmas) > 1:
+            options.append(current.with_axes(sigmas=current.sigmas[1:]))
+        if len(current.steps) > 1:
+            options.append(current.with_axes(steps=current.steps[:-1]))
+        if len(current.deltas) > 1:
+            options.append(current.with_axes(deltas=current.deltas[1:]))
+        if not options:
+            return None
+        current = min(options, key=lambda r: estimate(r, accountants, timeout).seconds)
+    return current
+
+
+def check_cost(region: Region, accountants: list[Accountant], timeout: float, budget=None) -> Estimate:
+    """The map's estimate, or BudgetExceeded naming the nearest region that fits (or a smaller --timeout)."""
+    budget = Budget.of(budget)
+    est = estimate(region, accountants, timeout)
+    if est.fits(budget):
+        return est
+    n = calls(region, accountants)
+    what = (
+        f"the map of {region.cells_count} cells needs {est.describe()} ({seconds_text(bracket_estimate(region).seconds)}"
+        f" of certified brackets and {n} accountant calls x {timeout:g} s timeout), over the budget of "
+        f"{seconds_text(budget.seconds)}"
+    )
+    near = nearest(region, accountants, timeout, budget)
+    hint = (
+        f"the nearest region that fits is {near.flags()} ({near.cells_count} cells)"
+        if near is not None
+        else "even one cell does not fit"
+    )
+    raise BudgetExceeded(
+        "cells", region.cells_count, f"{what}; {hint}, or a smaller --timeout or a larger --budget", est, budget
+    )
+
+
+def run(
+    region: Region,
+    accountants: list[Accountant],
+    timeout: float = DEFAULT_TIMEOUT,
+    loose_percent: float = DEFAULT_LOOSE_PERCENT,
+    budget=None,
+    progress=None,
+    executor="local",
+    scheduler=None,
+    workers=None,
+    brackets: dict | None = None,
+    checkpoint=None,
+) -> dict:
+    """The map: {"cells": [Cell] (accountant, σ, steps, δ order), "brackets": {(σ, steps): certified(...)},
+    "seconds": {"brackets", "accountants"}}. `brackets` (a previous run's) skips phase 1. Accountants must be
+    installed (the caller skips the others); elsewhere than "local" they must be registered adapters. With a
+    `checkpoint` (stability.checkpoint.Checkpoint) the work it holds is skipped and new work is added to it as it
+    completes, so an interrupted map resumes."""
+    check_cost(region, accountants, timeout, budget)
+    where = {"executor": executor, "scheduler": scheduler, "workers": workers}
+    start = time.perf_counter()
+    if brackets is None:
+        brackets = dict(checkpoint.brackets) if checkpoint is not None else {}
+        pairs = [p for p in region.pairs() if p not in brackets]
+        for i, out in completed(certified, [(region, s, t) for s, t in pairs], **where):
+            brackets[pairs[i]] = out
+            if checkpoint is not None:
+                checkpoint.add_brackets(pairs[i], out)
+            if progress:
+                progress(f"certified sigma={pairs[i][0]:g} steps={pairs[i][1]}")
+    middle = time.perf_counter()
+    entries = [
+        entry(region, s, t, d, brackets[s, t]["brackets"][d])
+        for s, t in region.pairs()
+        for d in region.deltas
+        if d in brackets[s, t]["brackets"]
+    ]
+    by = dict(checkpoint.rows) if checkpoint is not None else {}
+    todo: dict = {}  # the entries still to run -> the accountants that still need them (one audit call per group)
+    for acc in accountants:
+        left = tuple(e["id"] for e in entries if (acc.name, e["id"]) not in by)
+        if left:
+            todo.setdefault(left, []).append(acc)
+    on_row = checkpoint.add_row if checkpoint is not None else None
+    for ids, accs in todo.items():
+        chosen = [e for e in entries if e["id"] in set(ids)]
+        for r in audit(accs, chosen, loose_percent, progress, timeout, **where, on_row=on_row):
+            by[r.accountant, r.entry] = r
+    cells = [
+        _cell(acc, region, s, t, d, brackets[s, t], by.get((acc.name, cell_id(s, t, d))))
+        for acc in accountants
+        for s, t in region.pairs()
+        for d in region.deltas
+    ]
+    return {
+        "cells": cells,
+        "brackets": brackets,
+        "seconds": {"brackets": middle - start, "accountants": time.perf_counter() - middle},
+    }
+
+
+def _cell(acc: Accountant, region: Region, s, t, d, certified_out: dict, row) -> Cell:
+    claims = getattr(acc, "claims", "upper")
+    both = certified_out["brackets"].get(d)
+    lower, upper = both[acc.direction] if both else ("", "")
+    if row is None:
+        serves = acc.serves(config_of({"config": region.spec(s, t)}), "epsilon")
+        flag, reason = (
+            (UNCERTIFIED, certified_out["error"] or "no certified bracket")
+            if serves
+            else (UNSERVED, f"{acc.name} does not serve this configuration")
+        )
+        return Cell(acc.name, s, t, d, acc.direction, claims, None, lower, upper, None, flag, reason, 0.0)
+    return Cell(
+        acc.name,
+        s,
+        t,
+        d,
+        acc.direction,
+        claims,
+        row.reported,
+        lower,
+        upper,
+        ratio(row.reported, lower, upper, claims),
+        row.flag,
+        row.reason,
+        row.seconds,
+    )
+
+
+def ratio(reported, lower: str, upper: str, claims: str) -> float | None:
+    """reported / the certified end the claim is about (lower for a "lower" claim, else upper); None when there
+    is no finite positive end or no finite answer."""
+    if reported is None or not math.isfinite(reported):
+        return None
+    end = exact(lower if claims == "lower" else upper)
+    if not (isinstance(end, Fraction) and end > 0):
+        return None
+    return float(Fraction(reported) / end)
+
+
+def summary(cells: list[Cell]) -> list[str]:
+    """One line per (accountant, δ, flag) other than OK: how many cells, which (steps per σ), by how much (the
+    answer over the certified end it claims)."""
+    lines = []
+    for name, d in dict.fromkeys((c.accountant, c.delta) for c in cells):
+        group = [c for c in cells if c.accountant == name and c.delta == d]
+        flags = dict.fromkeys(c.flag for c in group)
+        if set(flags) == {"OK"}:
+            lines.append(f"{name} delta={d:g}: OK in all {len(group)} cells")
+        for flag in flags:
+            if flag == "OK":
+                continue
+            hit = [c for c in group if c.flag == flag]
+            where = "; ".join(
+                f"sigma={s:g}: steps " + ",".join(str(c.steps) for c in hit if c.sigma == s)
+                for s in dict.fromkeys(c.sigma for c in hit)
+            )
+            ratios = sorted(c.ratio for c in hit if c.ratio is not None)
+            by = ""
+            if ratios:
+                lo, hi = ratio_text(ratios[0]), ratio_text(ratios[-1])
+                by = f"; {lo}" + ("" if lo == hi else f" to {hi}") + " of the certified end"
+            lines.append(f"{name} delta={d:g}: {flag} in {len(hit)} of {len(group)} cells ({where}{by})")
+    return lines
+
+
+def ratio_text(r: float) -> str:
+    """x1.07, or x(1 - 8.9e-05) when the ratio is within 0.1% of 1 (three digits would read x1)."""
+    if math.isfinite(r) and r != 1 and abs(r - 1) < 1e-3:
+        return f"x(1 {'-' if r < 1 else '+'} {abs(r - 1):.2g})"
+    return f"x{r:.3g}"
+
+
+def resolve(names: list[str]) -> tuple[list[Accountant], list[str]]:
+    """(installed accountants, notes on the skipped ones) of registered adapter names; an unknown name is an
+    InvalidParameter listing the valid ones."""
+    from ..errors import InvalidParameter
+
+    known = registry()
+    unknown = [n for n in names if n not in known]
+    if unknown or not names:
+        raise InvalidParameter("accountants", ",".join(unknown) or "", "must be names among " + ",".join(known))
+    out, skipped = [], []
+    for n in dict.fromkeys(names):
+        acc = known[n]
+        if acc.installed():
+            out.append(acc)
+        else:
+            skipped.append(f"{n}: needs {acc.package}, not installed (pip install 'verialloc[audit]')")
+    return out, skipped
