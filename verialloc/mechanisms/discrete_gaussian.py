@@ -70,8 +70,14 @@ class DiscreteGaussian(Mechanism):
         return -mpq(Fraction((x - shift) ** 2) / (2 * self.sigma**2))
 
     def _normalizer(self) -> mp.mpf:
-        """Z = Σ_x e^{−x²/(2σ²)} = θ₃(0, e^{−1/(2σ²)}), the same for P and Q (integer shift)."""
-        return mp.jtheta(3, 0, mp.exp(-1 / (2 * mpq(self.sigma) ** 2)))
+        """Z = Σ_x e^{−x²/(2σ²)} = θ₃(0, e^{−1/(2σ²)}), the same for P and Q (integer shift). From σ² ≥ 1/(2π) on,
+        by Poisson summation (θ₃'s modular transform) Z = σ√(2π)·θ₃(0, e^{−2π²σ²}): its nome is the smaller one
+        there (both are ≤ e^{−π} at the switch), whereas e^{−1/(2σ²)} tends to 1 — mpmath's θ₃ loses about
+        2·log10(σ) digits on it and refuses it above σ ≈ 2236."""
+        s2 = mpq(self.sigma) ** 2
+        if 2 * mp.pi * s2 >= 1:
+            return mp.sqrt(2 * mp.pi * s2) * mp.jtheta(3, 0, mp.exp(-2 * mp.pi**2 * s2))
+        return mp.jtheta(3, 0, mp.exp(-1 / (2 * s2)))
 
     def _tail_sum(self, start: int, step: int, shift: int) -> mp.mpf:
         """Σ_{x = start, start + step, …} e^{−(x − shift)²/(2σ²)}, the terms decreasing from `start` on (|x − shift|
