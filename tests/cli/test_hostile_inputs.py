@@ -24,3 +24,36 @@ GAUSS2 = ["--mechanism", "gaussian", "--sigma", "1", "--steps", "2"]
 def test_delta_rounding_to_one(capsys, method):
     line = one_error_line(capsys, ["epsilon", *GAUSS2, "--delta", "0.99999999999999999", "--method", method])
     assert "delta=" in line and "(0, 1)" in line and "delta_floor" not in line
+
+
+@pytest.mark.parametrize("method", ["pld", "best", "exact"])
+@pytest.mark.parametrize("scale", ["1e-400", "1e-300", "1e400"])
+def test_laplace_scale_extremes_never_exit_3(capsys, method, scale):
+    argv = ["delta", "--mechanism", "laplace", "--scale", scale, "--steps", "2", "--epsilon", "1", "--method", method]
+    status = main([*argv, "--json"])
+    captured = capsys.readouterr()
+    assert status in (0, 2), captured.err
+    if status == 2:
+        assert captured.err.count("\n") == 1 and "scale=" in captured.err and "decay" not in captured.err
+
+
+@pytest.mark.parametrize("eps0", ["1e308", "1e400"])
+def test_randomized_response_eps0_extremes_are_refused_naming_eps0(capsys, eps0):
+    for q in (["delta", "--epsilon", "1"], ["epsilon", "--delta", "1e-5"]):
+        argv = [q[0], "--mechanism", "randomized-response", "--eps0", eps0, "--steps", "2", *q[1:], "--method", "pld"]
+        line = one_error_line(capsys, argv)
+        assert "eps0=" in line and "1e+150" in line
+
+
+def test_large_noise_refusal_does_not_blame_small_noise(capsys):
+    argv = ["delta", "--mechanism", "gaussian", "--sigma", "30", "--steps", "2", "--epsilon", "1", "--method", "exact"]
+    line = one_error_line(capsys, argv)
+    assert "small noise" not in line and "delta there is far below its absolute error" in line
+
+
+@pytest.mark.parametrize("method", ["mc"])
+@pytest.mark.parametrize("query", [["delta", "--epsilon", "1"], ["epsilon", "--delta", "1e-5"]])
+def test_confidence_rounding_to_one(capsys, method, query):
+    argv = [query[0], *GAUSS2, *query[1:], "--method", method, "--confidence", "0.99999999999999999"]
+    line = one_error_line(capsys, argv)
+    assert "confidence=" in line and "(0, 1)" in line

@@ -14,8 +14,8 @@ from hypothesis import given, settings, strategies as st
 
 from verialloc import api
 from verialloc.config import Config
-from verialloc.errors import InvalidParameter
-from verialloc.mechanisms import Gaussian, RandomizedResponse
+from verialloc.errors import InvalidParameter, UnsupportedRequest
+from verialloc.mechanisms import Gaussian, Laplace, RandomizedResponse
 
 #: randomized response at a tiny ε0: ε(δ) sits within ~1e-18 of ln(1 − δ), so a trivial lower end rounded to
 #: nearest from float(δ) < δ lands above it
@@ -76,3 +76,69 @@ def test_delta_rounding_to_one_is_refused_by_the_accountants_themselves(delta):
         with pytest.raises(InvalidParameter) as info:
             accountant.epsilon(cfg, delta, direction="remove")
         assert info.value.name == "delta" and "(0, 1)" in info.value.valid
+
+
+# --- mechanism parameters beyond what float64 represents (Mechanism.float_limits) ----------------------------------
+
+FLOAT_METHODS = ["pld", "best", "analytic", "rdp"]
+
+
+@pytest.mark.parametrize("method", FLOAT_METHODS)
+@pytest.mark.parametrize("eps0", ["1e155", "1e306", "1e308", "1e400"])
+def test_randomized_response_eps0_beyond_the_float_range_is_refused_naming_eps0(method, eps0):
+    cfg = Config(RandomizedResponse(eps0), steps=2)
+    for query, value in (("delta", "1"), ("epsilon", "1e-5")):
+        with pytest.raises(UnsupportedRequest) as info:
+            getattr(api, query)(cfg, value, direction="remove", method=method)
+        assert info.value.name == "eps0" and "1e+150" in info.value.supported
+
+
+@pytest.mark.parametrize("method", ["pld", "best", "rdp"])
+@pytest.mark.parametrize("eps0", ["1e-400", "1e-300", "1e-20", "1e100", "1e150"])
+def test_randomized_response_eps0_within_the_float_range_is_bracketed_soundly(method, eps0):
+    """Reference: the exact layer (ε(δ) of the finite pair in arbitrary precision). rdp at ε0 = 1e306 gave an upper
+    end of 0.0014 for ε ≈ 1e306 before ε0 was limited."""
+    cfg = Config(RandomizedResponse(eps0), steps=2)
+    exact = api.epsilon(cfg, "1e-5", direction="remove", method="exact")
+    got = api.epsilon(cfg, "1e-5", direction="remove", method=method)
+    assert got.lower <= exact.upper and exact.lower <= got.upper
+
+
+@pytest.mark.parametrize("method", FLOAT_METHODS)
+@pytest.mark.parametrize("scale", ["1e-400", "1e-300", "1e-155", "1e309", "1e400"])
+def test_laplace_scale_beyond_the_float_range_is_refused_naming_scale(method, scale):
+    cfg = Config(Laplace(scale), steps=2)
+    for query, value in (("delta", "1"), ("epsilon", "1e-5")):
+        with pytest.raises(UnsupportedRequest) as info:
+            getattr(api, query)(cfg, value, direction="remove", method=method)
+        assert info.value.name == "scale" and "1e-150" in info.value.supported
+
+
+@pytest.mark.parametrize("scale", ["1e-4", "1e-50", "1e-300", "1e-400"])
+def test_exact_laplace_below_the_quadrature_range_is_refused_naming_scale(scale):
+    cfg = Config(Laplace(scale), steps=2)
+    for query, value in (("delta", "1"), ("epsilon", "1e-5")):
+        with pytest.raises(UnsupportedRequest) as info:
+            getattr(api, query)(cfg, value, direction="remove", method="exact")
+        assert info.value.name == "scale" and "0.001" in info.value.supported and "decay" not in str(info.value)
+
+
+@pytest.mark.parametrize("method", ["pld", "best"])
+@pytest.mark.parametrize(
+    "scale, eps", [("1e-150", "0"), ("1e300", "0"), ("1e300", "-1e-300"), ("1e-2", "99"), ("1e-3", "600")]
+)
+def test_laplace_at_the_float_range_ends_against_the_closed_form(method, scale, eps):
+    """One step (allocation over t = 1 is the mechanism): δ(ε) = 1 − e^{(ε − 1/b)/2} on [−1/b, 1/b]."""
+    b, e = Fraction(scale), Fraction(eps)
+    with mp.workdps(60):
+        closed = -mp.expm1((mp.mpf(e.numerator) / e.denominator - mp.mpf(b.denominator) / b.numerator) / 2)
+        got = api.delta(Config(Laplace(scale), steps=1), eps, direction="remove", method=method)
+        assert got.lower <= closed <= got.upper
+
+
+@pytest.mark.parametrize("query, value", [("delta", "1"), ("epsilon", "1e-5")])
+@pytest.mark.parametrize("confidence", ["0.99999999999999999", "1e-400"])
+def test_mc_confidence_rounding_out_of_the_unit_interval_is_refused(query, value, confidence):
+    with pytest.raises(InvalidParameter) as info:
+        getattr(api, query)(Config(Gaussian(1), steps=2), value, method="mc", confidence=confidence)
+    assert info.value.name == "confidence" and "(0, 1)" in info.value.valid
