@@ -25,6 +25,7 @@ from .budget import (
     bytes_text,
     fraction_or_none,
     seconds_text,
+    small,
 )
 from .config import Config
 from .errors import InvalidParameter, UnsupportedRequest
@@ -90,6 +91,15 @@ def check(
         f"estimated {est.describe()} exceeds the budget of {seconds_text(budget.seconds)} and "
         f"{bytes_text(budget.memory)}"
     )
+    if not small("budget").fits(budget):  # below the fixed overhead no setting fits: the budget is the cause
+        raise BudgetExceeded(
+            "budget",
+            f"{budget.seconds:g}",
+            f"{method} {query}: {what}; every query needs at least {small('budget').describe()} (its fixed "
+            "overhead): raise --budget",
+            est,
+            budget,
+        )
     if ledger.single is None:
         raise BudgetExceeded(
             "events",

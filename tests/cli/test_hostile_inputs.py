@@ -57,3 +57,28 @@ def test_confidence_rounding_to_one(capsys, method, query):
     argv = [query[0], *GAUSS2, *query[1:], "--method", method, "--confidence", "0.99999999999999999"]
     line = one_error_line(capsys, argv)
     assert "confidence=" in line and "(0, 1)" in line
+
+
+@pytest.mark.parametrize("method", ["pld", "exact", "rdp", "analytic", "best"])
+@pytest.mark.parametrize("budget", ["1e-300", "0.001"])
+def test_a_budget_below_the_fixed_overhead_is_named(capsys, method, budget):
+    argv = ["delta", *GAUSS2, "--epochs", "3", "--epsilon", "1", "--method", method, "--budget", budget]
+    if method == "rdp":
+        argv += ["--direction", "remove"]
+    line = one_error_line(capsys, argv)
+    assert line.startswith(f"verialloc: error: budget={budget}") and "0.05 s" in line
+    assert "epochs=" not in line and "steps=" not in line
+
+
+@pytest.mark.parametrize("tol", ["1", "1.5", "-0.1", "0.99999999999999999"])
+def test_search_tol_out_of_range_names_the_flag_and_the_range(capsys, tol):
+    argv = ["delta", *GAUSS2, "--epsilon", "1", "--method", "rdp", "--direction", "remove", "--search-tol", tol]
+    line = one_error_line(capsys, argv)
+    assert "search-tol=" in line and "[0, 1)" in line
+
+
+@pytest.mark.parametrize("tol", ["0", "1e-400", "0.5"])
+def test_search_tol_in_range_is_accepted(capsys, tol):
+    argv = ["delta", *GAUSS2, "--epsilon", "1", "--method", "rdp", "--direction", "remove", "--search-tol", tol]
+    assert main(argv) == 0
+    capsys.readouterr()

@@ -9,6 +9,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import mpmath as mp
+import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -142,3 +143,43 @@ def test_mc_confidence_rounding_out_of_the_unit_interval_is_refused(query, value
     with pytest.raises(InvalidParameter) as info:
         getattr(api, query)(Config(Gaussian(1), steps=2), value, method="mc", confidence=confidence)
     assert info.value.name == "confidence" and "(0, 1)" in info.value.valid
+
+
+# --- option types (hostile-user pass): numpy integers are integers, text is not a grid step ---------------------
+
+
+@pytest.mark.parametrize("alpha_max", [np.int64(64), np.int32(64), np.uint16(64), 64])
+def test_rdp_alpha_max_accepts_every_integer_type(alpha_max):
+    """Reference: the Gaussian's RDP at integer orders is exact, α/(2σ²) per composed step (F13; allocation's
+    remove-direction RDP is at most the t-fold Gaussian's with k = t here: Poisson at rate 1 is the composition)."""
+    cfg = Config(Gaussian(2), scheme="poisson", steps=4, rate=1)
+    got = api.delta(cfg, 1, direction="remove", method="rdp", alpha_max=alpha_max)
+    ref = api.delta(cfg, 1, direction="remove", method="exact")  # the composed Gaussian, N(0, 4/4 = 1): μ = 1
+    assert ref.upper <= got.upper <= 1
+
+
+@pytest.mark.parametrize("alpha_max", [2.5, True, np.bool_(True), "64", 1, 10**6])
+def test_rdp_alpha_max_refuses_non_integers_and_out_of_range(alpha_max):
+    with pytest.raises(InvalidParameter) as info:
+        api.delta(Config(Gaussian(2), steps=4), 1, direction="remove", method="rdp", alpha_max=alpha_max)
+    assert info.value.name == "alpha_max"
+
+
+@pytest.mark.parametrize("search_tol", [1, 1.5, -0.1, "0.99999999999999999", "x"])
+def test_rdp_search_tol_range_names_search_tol(search_tol):
+    with pytest.raises(InvalidParameter) as info:
+        api.delta(Config(Gaussian(2), steps=4), 1, direction="remove", method="rdp", search_tol=search_tol)
+    assert info.value.name == "search_tol"
+
+
+@pytest.mark.parametrize("knob", ["grid_step", "loss_step", "tail"])
+@pytest.mark.parametrize("value", ["0.1", True, None, [0.1]])
+def test_pld_settings_refuse_non_numbers_naming_the_knob(knob, value):
+    from verialloc.numeric.pld.settings import Settings
+
+    if value is None and knob == "grid_step":
+        assert Settings(grid_step=None).grid_step is None  # automatic
+        return
+    with pytest.raises(InvalidParameter) as info:
+        Settings(**{knob: value})
+    assert info.value.name == knob
