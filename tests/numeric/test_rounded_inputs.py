@@ -71,9 +71,10 @@ def test_delta_rounding_to_one_is_refused_naming_delta(method, delta):
 def test_delta_rounding_to_one_is_refused_by_the_accountants_themselves(delta):
     from verialloc.numeric.analytic import analytic_accountant
     from verialloc.numeric.montecarlo import mc_accountant
+    from verialloc.numeric.pld import pld_accountant
 
     cfg = Config(Gaussian(1), steps=2)
-    for accountant in (analytic_accountant, mc_accountant):
+    for accountant in (analytic_accountant, mc_accountant, pld_accountant):
         with pytest.raises(InvalidParameter) as info:
             accountant.epsilon(cfg, delta, direction="remove")
         assert info.value.name == "delta" and "(0, 1)" in info.value.valid
