@@ -27,10 +27,9 @@ class Settings:
             raise InvalidParameter("tail", self.tail, "must lie in (0, 1e-3)")
         h = self.grid_step
         if h is not None and not (_number(h) and math.isfinite(h) and 0 < h <= MAX_GRID_STEP):  # '0.1': TypeError
-            shown = h if _number(h) else repr(h)
-            raise InvalidParameter(
-                "grid_step", shown, f"must be a number (int or float) in (0, {MAX_GRID_STEP:g}] or None"
-            )
+            if not _number(h):
+                raise InvalidParameter("grid_step", repr(h), f"must be a number in (0, {MAX_GRID_STEP:g}] or None")
+            raise InvalidParameter("grid_step", h, f"must lie in (0, {MAX_GRID_STEP:g}]")
 
 
 def _number(value) -> bool:
