@@ -25,6 +25,7 @@ from .budget import (
     bytes_text,
     fraction_or_none,
     seconds_text,
+    small,
 )
 from .config import Config
 from .errors import InvalidParameter, UnsupportedRequest
@@ -90,6 +91,15 @@ def check(
         f"estimated {est.describe()} exceeds the budget of {seconds_text(budget.seconds)} and "
         f"{bytes_text(budget.memory)}"
     )
+    if not small("budget").fits(budget):  # below the fixed overhead no setting fits: the budget is the cause
+        raise BudgetExceeded(
+            "budget",
+            f"{budget.seconds:g}",
+            f"{method} {query}: {what}; every query needs at least {small('budget').describe()} (its fixed "
+            "overhead): raise --budget",
+            est,
+            budget,
+        )
     if ledger.single is None:
         raise BudgetExceeded(
             "events",
@@ -197,6 +207,18 @@ def parameter_range(query: str, config: Config, method: str, value=None) -> None
                 _short(d),
                 f"--method {method} (float64) supports delta >= {float(span.delta_min):g}; use --method exact",
             )
+        if d is not None and 0 < d < 1 and float(d) == 1.0:  # 1 − δ below 2^-54: δ is 1 in float64
+            raise InvalidParameter(
+                "delta",
+                _short_unit(d),
+                f"must lie in the open interval (0, 1) also as a float64: --method {method} supports delta in "
+                f"[{float(span.delta_min):g}, {math.nextafter(1.0, 0.0)!r}]; use --method exact",
+            )
+
+
+def _short_unit(x: Fraction) -> str:
+    """A probability within 2^-54 of 1 as 1 − its complement (0.99999999999999999 as '1 - 1e-17')."""
+    return f"1 - {float(1 - x):.6g}"
 
 
 def _short(x: Fraction) -> str:

@@ -116,14 +116,21 @@ def real(name: str, value) -> Fraction:
 
 
 def as_float(name: str, value, check=real) -> float:
-    """check(name, value) as the nearest float64; a value beyond the float64 range is an InvalidParameter."""
+    """check(name, value) as the nearest float64; a value beyond the float64 range, or one the rounding moves out of
+    check's range (a δ of 0.99999999999999999 is 1.0, a scale of 1e-400 is 0.0), is an InvalidParameter."""
     x = check(name, value)
     try:
-        return float(x)
+        f = float(x)
     except OverflowError:
         raise InvalidParameter(
             name, value, f"must lie within the float64 range (|x| <= {sys.float_info.max:.6g})"
         ) from None
+    if f != x:
+        try:
+            check(name, f)
+        except InvalidParameter as exc:
+            raise InvalidParameter(name, value, f"{exc.valid} also as a float64 (it rounds to {f!r})") from None
+    return f
 
 
 def open_unit(name: str, value) -> Fraction:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import mpmath as mp
 
-from .. import cost
+from .. import cost, registry
 from ..config import Config
 from ..errors import InvalidParameter, UnsupportedRequest
 from ..exact import accountant as exact_accountant
@@ -304,7 +304,9 @@ def _pld_step(config: Config, claim: Claim, direction: str, loss_step: float, ep
     settings = settings_for(claim, loss_step)
     floor = None
     if claim.quantity == "delta" and 0 < claim.value < pipeline.TINY_DELTA:
-        floor = float(claim.value)
+        # the floor only sets the accuracy kept: a claim below float64's δ range (1e-400 is 0.0: ZeroDivisionError,
+        # 1e-320 overflowed) is kept to that range's bottom — a δ above it still refutes, none certifies it
+        floor = max(float(claim.value), float(registry.method("pld").float_range.delta_min))
     ans = pipeline.answer(
         config,
         claim.quantity,

@@ -226,13 +226,13 @@ def _finite_bracket(quantity: str, pairs: tuple, value, d: str, digits: int) -> 
 def _check_resolved(config: Config, quantity: str, value, err, scale) -> None:
     """UnsupportedRequest when the quadrature's estimated error exceeds UNRESOLVED × scale."""
     if err > UNRESOLVED * scale:
+        tiny = quantity == "delta" and err <= UNRESOLVED  # σ = 30, ε = 1: δ = 2e-464 ± 1e-395, not small noise
+        reason = "delta there is far below its absolute error" if tiny else "small noise makes its integrand too sharp"
         raise UnsupportedRequest(
             "method",
             METHOD,
-            f"the quadrature did not resolve {quantity} of "
-            f"{abbreviated(config.mechanism)} at steps={config.steps} (estimate "
-            f"{abbreviated(decimal(value, 6))} ± {abbreviated(decimal(err, 3))}): "
-            "small noise makes its integrand too sharp; use --method pld or best",
+            f"the quadrature did not resolve {quantity} of {abbreviated(config.mechanism)} at steps={config.steps} "
+            f"(estimate {abbreviated(decimal(value, 6))} ± {abbreviated(decimal(err, 3))}): {reason}; use --method pld or best",
         )
 
 

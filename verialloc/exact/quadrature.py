@@ -348,8 +348,8 @@ def _verify(evaluate, target, seen: dict, lo, hi) -> tuple:
         raise UnsupportedRequest(
             "method",
             "exact",
-            "the quadrature error is too large to bracket ε (small noise makes "
-            "its integrand too sharp): raise --digits or use --method pld or best",
+            "the quadrature error is too large to bracket ε (small noise makes its integrand too sharp, or delta "
+            "lies within that error of 0 or 1): raise --digits or use --method pld or best",
         )
     return lower, upper
 

@@ -159,6 +159,9 @@ class RandomizedResponse(FinitePair):
     parameter = "eps0"
     parameter_help = "randomized-response ε0 > 0"
     milder = "a smaller eps0"
+    #: beyond 1e150 the pld grids overflow (ε0² > 1e308: OverflowError at 1e155) and rdp's orders lose ε0 (at 1e306
+    #: its ε(1e-5) upper end was 0.0014, unsound); below, the losses ±ε0 round to 0 and the bounds stay sound
+    float_limits = {"eps0": (Fraction(0), Fraction(10**150))}
 
     def __init__(self, eps0):
         self.eps0 = positive("eps0", eps0)

@@ -18,7 +18,7 @@ import mpmath as mp
 
 from ...config import Config
 from ...errors import UnsupportedRequest
-from ...rounding import trivial_epsilon_lower
+from ...rounding import float_down, trivial_epsilon_lower
 from ...result import Bracket, max_bracket
 from ...validation import as_float, direction as check_direction, open_unit
 from . import BOUNDS, Options
@@ -70,6 +70,7 @@ def epsilon(
     """Bracket [ln(1 − δ), ε_hi] for ε(δ), with min-bound(ε_hi) ≤ δ verified (progress: as in delta, for every
     ε the bisection evaluates)."""
     target = as_float("delta", delta, open_unit)
+    exact = open_unit("delta", delta)  # the ends come from δ itself, not its nearest float (either side of it)
     d = check_direction(direction)
     _check_scheme(config)
     copies = config.steps * config.k * config.epochs  # Poisson steps composed by the ingredients
@@ -84,10 +85,10 @@ def epsilon(
     )
 
     def one(dir_: str) -> Bracket:
-        hi, name, results = _invert(config, target, dir_, options, progress)
+        hi, name, results = _invert(config, float_down(exact), dir_, options, progress)
         details = _details(results, name)
         details["delta_at_epsilon"] = results[name].value
-        return Bracket("epsilon", mp.mpf(trivial_epsilon_lower(target)), mp.mpf(hi), METHOD, dir_, "bound", details)
+        return Bracket("epsilon", mp.mpf(trivial_epsilon_lower(exact)), mp.mpf(hi), METHOD, dir_, "bound", details)
 
     return one(d) if d != "both" else max_bracket(one("remove"), one("add"))
 

@@ -79,7 +79,7 @@ def epsilon(
     """
     target = as_float("delta", delta, open_unit)
     opts = _options(config, samples, seed, confidence, interval, proposal)
-    eps_min = trivial_epsilon_lower(target)
+    eps_min = trivial_epsilon_lower(open_unit("delta", delta))  # from δ itself, not its nearest float
 
     def one(d: str, conf: float) -> Bracket:
         draws = _draws_for_target(config, d, target, eps_min, opts, conf)

@@ -96,7 +96,7 @@ class PldCompiled(Compiled):
 
     def epsilon(self, delta, direction="both", digits=30):
         return self._memo(
-            ("epsilon", _exact(delta, "delta"), direction),
+            ("epsilon", _exact(delta, "delta", open_unit), direction),
             lambda: pld_accountant.query(
                 "epsilon", self.ledger, open_unit("delta", delta), direction, self._curve(delta), builds=self.builds
             ),
@@ -121,9 +121,9 @@ class PldCompiled(Compiled):
         return pld_accountant.rdp(self.ledger, alpha, digits)
 
 
-def _exact(value, name: str):
-    as_float(name, value)  # beyond float64: InvalidParameter, not OverflowError
-    return real(name, value)
+def _exact(value, name: str, check=real):
+    as_float(name, value, check)  # beyond float64: InvalidParameter, not OverflowError; δ that is 1.0 refused
+    return check(name, value)
 
 
 #: how far below the first δ that needs a finer tail a compiled ledger's table reaches (PldCompiled._curve)

@@ -130,12 +130,13 @@ def answer(
             return builds.finer(table, s, "epsilon", target)
 
         tables, steps = _chain(config, settings, quantity, target, make)
-        summed = summed_gaussian.epsilon_lower(config, target)
+        above = float_up(at)  # ε is non-increasing in δ: a lower bound at a float ≥ δ bounds ε(δ) from below (I1)
+        summed = summed_gaussian.epsilon_lower(config, above)
         sep = _separable(
             config,
             direction,
             builds.progress,
-            lambda law, c: separable.epsilon_lower(law, c.steps, c.k, target, direction, epochs=c.epochs),
+            lambda law, c: separable.epsilon_lower(law, c.steps, c.k, above, direction, epochs=c.epochs),
         )
         ends = {d: _epsilon_end(config, tables, steps, d, at, target, summed, sep.get(d.value)) for d in dirs}
         his = [e.upper for e in ends.values()]
@@ -181,9 +182,10 @@ def _epsilon_end(
     i = tighten.best_level(his, steps, "upper", notes)
     hi, notes = his[i], accuracy_notes(tables[i][d, "upper"], target, his[i]) + notes
     lo = tighten.best([t[d, "lower"].epsilon_bound(at) for t in tables], steps, "lower", notes)
-    lo = max(lo, trivial_epsilon_lower(target))  # I1: δ(ε) ≥ 1 − e^ε > δ below ln(1 − δ), rounded down
-    if math.isinf(hi) and config is not None:  # one configuration: the composed-Gaussian bound
-        hi = tighten.fallback_upper(config, target, notes)
+    lo = max(lo, trivial_epsilon_lower(at))  # I1: δ(ε) ≥ 1 − e^ε > δ below ln(1 − δ), rounded down (from δ, not its
+    # nearest float: 0.999 as a float is below 0.999, and ln(1 − 0.999) rounded down from it was above ε(0.999))
+    if math.isinf(hi) and config is not None:  # one configuration: the composed-Gaussian bound, at a float ≤ δ
+        hi = tighten.fallback_upper(config, float_down(at), notes)
     return End(_raised(lo, hi, summed, sep, config, notes), hi, tuple(notes))
 
 

@@ -34,6 +34,7 @@ def epsilon(
     config, delta, direction: str = "both", digits: int = 30, settings: Settings = Settings(), progress=None
 ) -> Bracket:
     """Bracket [lower, upper] for ε(δ): the upper PLD's ε satisfies δ_upper(ε) ≤ delta (F2, I1)."""
+    as_float("delta", delta, open_unit)  # 0.99999999999999999 is 1.0 in float64: refused naming delta
     return query("epsilon", config, open_unit("delta", delta), direction, settings, progress)
 
 

@@ -21,10 +21,17 @@ class Settings:
     def __post_init__(self):  # pragma: no mutate block (validation only; Settings() runs at import in the tests)
         for name in ("loss_step", "tail"):
             value = getattr(self, name)
-            if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
-                raise InvalidParameter(name, value, "must be a finite number > 0")
+            if not (_number(value) and math.isfinite(value) and value > 0):
+                raise InvalidParameter(name, value if _number(value) else repr(value), "must be a finite number > 0")
         if self.tail >= 1e-3:
             raise InvalidParameter("tail", self.tail, "must lie in (0, 1e-3)")
         h = self.grid_step
-        if h is not None and not (math.isfinite(h) and 0 < h <= MAX_GRID_STEP):
+        if h is not None and not (_number(h) and math.isfinite(h) and 0 < h <= MAX_GRID_STEP):  # '0.1': TypeError
+            if not _number(h):
+                raise InvalidParameter("grid_step", repr(h), f"must be a number in (0, {MAX_GRID_STEP:g}] or None")
             raise InvalidParameter("grid_step", h, f"must lie in (0, {MAX_GRID_STEP:g}]")
+
+
+def _number(value) -> bool:
+    """An int or float (numpy's float64 is one), not a bool: the knobs are compared and used as floats."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

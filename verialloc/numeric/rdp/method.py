@@ -4,9 +4,8 @@ cost in numeric.rdp.cost."""
 
 from __future__ import annotations
 
-from ...errors import InvalidParameter
 from ...method import Flag, Method
-from ...validation import abbreviated, as_float, integer, positive
+from ...validation import integer
 from . import cost, rdp_accountant
 from .log_moments import MAX_ORDER
 
@@ -27,20 +26,16 @@ class RdpMethod(Method):
     )
 
     def _check_types(self, options):
-        alpha_max = options.get("alpha_max")
-        if alpha_max is not None and (
-            not isinstance(alpha_max, int) or isinstance(alpha_max, bool) or not 2 <= alpha_max <= MAX_ORDER
-        ):
-            raise InvalidParameter(
-                "alpha_max", abbreviated(alpha_max), f"must be an integer in [2, {MAX_ORDER}] or None"
-            )
+        rdp_accountant.order_cap(options.get("alpha_max"))
+        if "search_tol" in options:
+            rdp_accountant.tolerance("search_tol", options["search_tol"])
 
     def options_from_flags(self, given):
         out = {}
         if "alpha_max" in given:
             out["alpha_max"] = integer("alpha-max", given["alpha_max"], 2, MAX_ORDER)
         if "search_tol" in given:
-            out["search_tol"] = as_float("search-tol", given["search_tol"], positive)
+            out["search_tol"] = rdp_accountant.tolerance("search-tol", given["search_tol"])
         return out
 
     def estimate(self, query, config, value, options, digits, direction):

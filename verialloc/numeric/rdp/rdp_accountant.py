@@ -23,16 +23,19 @@
 from __future__ import annotations
 
 import math
+import numbers
 from functools import lru_cache, reduce
 
 import mpmath as mp
+import numpy as np
 
 from ...config import Config
 from ...ledger import ledger_of
 from ...errors import InvalidParameter, UnsupportedRequest
 from ...result import Bracket, max_bracket
 from ...rounding import exp_up, float_down, float_up, trivial_delta_lower, trivial_epsilon_lower
-from ...validation import digits as check_digits, direction as check_direction, open_unit, real
+from ...validation import abbreviated, as_float, digits as check_digits, direction as check_direction, integer
+from ...validation import open_unit, real, to_fraction
 from .log_moments import MAX_ORDER
 from .rdp_conversion import delta_bound, delta_gap, epsilon_bound, epsilon_gap, fractional_rdp
 from .rdp_logspace import RdpCurve, allocation_rdp_curve, poisson_add_rdp_curve, poisson_rdp_curve
@@ -171,14 +174,32 @@ def epsilon(
     return _per_direction(config, direction, one)
 
 
+def order_cap(alpha_max) -> int | None:
+    """`alpha_max` as a Python int in [2, MAX_ORDER] (any integer type: numpy's too), or None (adaptive)."""
+    if alpha_max is None:
+        return None
+    if not isinstance(alpha_max, numbers.Integral) or isinstance(alpha_max, (bool, np.bool_)):
+        raise InvalidParameter("alpha_max", abbreviated(alpha_max), f"must be an integer in [2, {MAX_ORDER}] or None")
+    return integer("alpha_max", int(alpha_max), 2, MAX_ORDER)
+
+
+def tolerance(name: str, value) -> float:
+    """`search_tol` (named `name`: the API keyword or the flag) as a float in [0, 1); 0 is plain F19."""
+
+    def unit(n, v):
+        x = to_fraction(n, v)
+        if not 0 <= x < 1:
+            raise InvalidParameter(n, v, "must be a number in [0, 1) (0: the plain F19 search)")
+        return x
+
+    return as_float(name, value, unit)
+
+
 def _search(config, direction: str, alpha_max, search_tol, convert, relative_gap):
     """(best, largest order used, relative improvement still possible from orders up to 10⁴ (None: fixed))."""
+    alpha_max, search_tol = order_cap(alpha_max), tolerance("search_tol", search_tol)
     if alpha_max is not None:
-        if not isinstance(alpha_max, int) or isinstance(alpha_max, bool) or not 2 <= alpha_max <= MAX_ORDER:
-            raise InvalidParameter("alpha_max", alpha_max, f"must be an integer in [2, {MAX_ORDER}]")
         return convert(_curve(config, direction, alpha_max)), alpha_max, None
-    if not (isinstance(search_tol, (int, float)) and 0 <= search_tol < 1):
-        raise InvalidParameter("search_tol", search_tol, "must be a number in [0, 1)")
     fast = all(e.scheme == "poisson" or e.steps // e.k >= MAX_ORDER for e in ledger_of(config).events)
     cap = MAX_ORDER if fast else SMALL_T_CAP
     n = DEFAULT_ALPHA_MAX

@@ -37,7 +37,12 @@ def read_pld(node: _Node, law: GridLaw, t: int, direction: str, bound: str, rela
     q = node.arr
     positive = (idx > 0) | (o > 0)
     ratio = o + idx[positive] * (h / t)  # S/t with S = t·o + idx·h
-    logs = np.log(ratio) if o > 0 else np.log(idx[positive]) + math.log(h / t)
+    if o == 0:
+        logs = np.log(idx[positive]) + math.log(h / t)
+    elif 0.5 <= o <= 2:  # o − 1 is exact (Sterbenz): losses far below one stay apart (ratio steps h/t below 1 ulp
+        logs = np.log1p((o - 1.0) + idx[positive] * (h / t))  # round to one float: randomized response, ε0 = 1e-12)
+    else:
+        logs = np.log(ratio)
     q_pos = q[positive]
     zero_mass = float(q[~positive].sum())
     window_ratio = o + node.hi * h / t
