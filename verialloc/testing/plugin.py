@@ -90,7 +90,9 @@ def check_accountant(
     unknown config key, ...) raise InvalidParameter naming the argument before fn runs.
 
     Pass exactly one of `epsilon` (fn returns δ(ε)) or `delta` (fn returns ε(δ)); fn is called once as
-    fn(config, epsilon=… | delta=…, direction=…, **kwargs). `config`: a `verialloc.Config` or a dict of its fields.
+    fn(config, epsilon=… | delta=…, direction=…, **kwargs), `direction=` passed only when fn takes it (a parameter
+    of that name or **kwargs; otherwise its answer is judged against `direction`); a keyword fn does not take is
+    refused (InvalidParameter naming the signature needed) before fn runs. `config`: a `verialloc.Config` or a dict of its fields.
     `method`: "auto" | "exact" | "pld"; `pld_settings` refines the pld reference; `references`: a dict caching
     the references across calls (the fixture's lasts the session); `budget`: seconds the reference may take.
     """
@@ -114,7 +116,7 @@ def check_accountant(
         budget,
     )
     given = "epsilon" if quantity == "delta" else "delta"
-    raw = fn(config, **{given: value}, direction=direction, **kwargs)
+    raw = assertions.call_accountant(fn, config, given, value, direction, kwargs)
     claimed, returned = assertions.claim_of(raw, quantity)
     if returned is not None:
         raise AssertionError(
