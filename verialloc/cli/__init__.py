@@ -16,7 +16,7 @@ import sys
 import traceback
 import warnings
 
-from ..errors import InternalError, VeriallocError
+from ..errors import InternalError, VeriallocError, command_line
 from ..formatting import dumps
 from . import audit, certify, demo, fuzz, query, stability
 from .common import (
@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), command_line():
             if not debug:  # numeric RuntimeWarnings etc. would break the one-line stderr contract
                 warnings.simplefilter("ignore")
             try:
