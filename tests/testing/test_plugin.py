@@ -516,3 +516,15 @@ def test_assert_sound_upper_calls_an_accountant_without_direction():
     from verialloc.testing import assert_sound_upper
 
     assert_sound_upper(lambda config, delta: GAUSS_EPS * (1 + 1e-9), Config(Gaussian(1)), delta=1e-5)
+
+
+def test_loose_message_shows_numpy_numbers_as_numbers():
+    """Issue #30 item 8: no np.float64(...) in the LOOSE message."""
+    with pytest.raises(AssertionError) as info:
+        check_accountant(
+            lambda config, delta, direction: np.float64(GAUSS_EPS * 1.2),
+            Config(Gaussian(1)),
+            delta=1e-5,
+            max_loose=np.float64(0.05),
+        )
+    assert "verialloc LOOSE" in str(info.value) and "np.float64" not in str(info.value)

@@ -97,7 +97,6 @@ def check_accountant(
     the references across calls (the fixture's lasts the session); `budget`: seconds the reference may take.
     """
     __tracebackhide__ = True
-    from ..validation import abbreviated
     from . import assertions
 
     config, quantity, value, exact = _inputs(
@@ -139,7 +138,7 @@ def check_accountant(
     ref = cache[key]
     kind = "an estimate" if claim == "estimate" else f"a{'n' * (claim == 'upper')} {claim} bound"
     query = (
-        f"{_name(fn)} claimed {quantity}({given}={value}) = {abbreviated(raw, 80)} as {kind} [direction={direction}] "
+        f"{_name(fn)} claimed {quantity}({given}={value}) = {_claim_text(raw)} as {kind} [direction={direction}] "
         f"for {assertions.describe(config)}"
     )
     if claim == "estimate":
@@ -164,6 +163,15 @@ def check_accountant(
     if max_loose is not None:
         _judge_looseness(claimed, ref, claim, max_loose, query)
     return ref
+
+
+def _claim_text(raw) -> str:
+    """A returned number as its value reads (numpy's np.float64(0.16) as 0.16), anything else as its repr, cut."""
+    from ..validation import abbreviated
+
+    if isinstance(raw, numbers.Real) and not isinstance(raw, (bool, numbers.Integral)):
+        return abbreviated(str(raw), 80)
+    return abbreviated(raw, 80)
 
 
 def _finite_non_negative(x) -> bool:
