@@ -58,3 +58,31 @@ def test_cli_answers_without_method_and_refusals_name_flags(capsys):
     assert main([*argv, "--method", "exact"]) == 2
     err = capsys.readouterr().err
     assert "use --method pld" in err and 'method="' not in err
+
+
+@pytest.mark.parametrize(
+    "cli, python",
+    [
+        ("use --method pld", 'use method="pld"'),
+        ("use --method pld, rdp or best", 'use method="pld", "rdp" or "best"'),
+        ("use --method pld or a larger --budget", 'use method="pld" or a larger budget=...'),
+        ("choose another --method or a larger --budget", "choose another method=... or a larger budget=..."),
+        ("; or use --method rdp / analytic (cheaper)", '; or use method="rdp" / "analytic" (cheaper)'),
+        ("a coarser --loss-step", "a coarser Settings(loss_step=...)"),
+        ("raise --digits", "raise digits=..."),
+    ],
+)
+def test_remedies_in_python_words(cli, python):
+    from verialloc.errors import python_words
+
+    assert python_words(cli) == python
+
+
+def test_certify_refusals_name_python_remedies():
+    from verialloc.certify import certify, make_claim
+    from verialloc.budget import BudgetExceeded
+
+    huge = Config(Gaussian(1), steps=10**6, epochs=10**4)
+    with pytest.raises(BudgetExceeded) as info:
+        certify(huge, make_claim(delta="1e-5", claimed_epsilon=1), budget=1)
+    assert "budget=..." in str(info.value) and "--" not in str(info.value)

@@ -81,13 +81,14 @@ class InternalError(Exception):
 
 #: method flags whose keyword lives inside a method's settings object (pld/best/analytic `settings=Settings(...)`)
 _SETTINGS_FLAGS = ("loss-step", "grid-step", "tail")
-_NAMES = r"[a-z][a-z0-9_]*"
+#: a method name in a remedy (not a word of the sentence around it: "--method pld or a larger --budget")
+_NAMES = r"\b(?!(?:or|and|a|an|the|another)\b)[a-z][a-z0-9_]*\b"
 
 
 def python_words(text: str) -> str:
     """A message's command-line remedies in Python's words: `--method pld, rdp or best` -> `method="pld", "rdp" or
-    "best"`, `--budget` -> `budget=`, `--digits` -> `digits=`, `--loss-step` -> `Settings(loss_step=...)`, any other
-    `--some-flag` -> `some_flag=`."""
+    "best"`, `--budget` -> `budget=...`, `--loss-step` -> `Settings(loss_step=...)`, any other `--some-flag` ->
+    `some_flag=...`."""
 
     def methods(m):
         names = _re.sub(_NAMES, lambda n: f'"{n.group(0)}"', m.group(1))
@@ -96,7 +97,7 @@ def python_words(text: str) -> str:
     text = _re.sub(rf"--method ({_NAMES}(?:(?:, | or | / |\|){_NAMES})*)", methods, text)
     for flag in _SETTINGS_FLAGS:
         text = text.replace(f"--{flag}", f"Settings({flag.replace('-', '_')}=...)")
-    return _re.sub(r"(?<![\w-])--([a-z][a-z0-9-]*)", lambda m: m.group(1).replace("-", "_") + "=", text)
+    return _re.sub(r"(?<![\w-])--([a-z][a-z0-9-]*)", lambda m: m.group(1).replace("-", "_") + "=...", text)
 
 
 def in_python_words(exc: VeriallocError) -> VeriallocError:

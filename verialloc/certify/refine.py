@@ -28,7 +28,7 @@ import mpmath as mp
 
 from .. import cost
 from ..config import Config
-from ..errors import InvalidParameter, UnsupportedRequest
+from ..errors import InvalidParameter, UnsupportedRequest, python_remedies
 from ..exact import accountant as exact_accountant
 from ..exact.discrete_profiles import composition_sizes
 from ..ledger import ledger_of
@@ -139,6 +139,7 @@ class Certificate:
 
 
 @serialized
+@python_remedies
 def certify(
     config: Config,
     claim: Claim,
