@@ -30,9 +30,10 @@ def test_auto_runs_exact_where_it_is_cheap():
 
 
 def test_auto_skips_exact_when_its_estimate_is_large():
-    three = Config(Gaussian(1), steps=3)  # the exact quadrature's ε search is estimated above the budget
-    assert cost.estimate("epsilon", three, "exact", "1e-5").seconds > AUTO_EXACT_SECONDS
-    assert api.epsilon(three, "1e-5").method == "best"
+    two = Config(Gaussian(1), steps=2)  # the exact quadrature's ε search (20 δ evaluations a direction): ~40 s
+    assert cost.estimate("epsilon", two, "exact", "1e-5").seconds > AUTO_EXACT_SECONDS
+    assert api.epsilon(two, "1e-5").method == "best"
+    assert api.delta(two, 1, direction="remove").method == "exact"  # one δ evaluation: cheap, exact quadrature
 
 
 def test_compile_defaults_to_auto_per_query():
