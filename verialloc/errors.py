@@ -127,6 +127,11 @@ class command_line:
         _interface.pop()
 
 
+def interface() -> str:
+    """The interface whose words remedies take now: "cli" inside `command_line`, else "python"."""
+    return _interface[-1]
+
+
 def python_remedies(fn):
     """Decorator of a Python entry point: a VeriallocError leaving it names its remedies in Python's words, unless
     the command line is running (`command_line`), whose messages keep their flags."""

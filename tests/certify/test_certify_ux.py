@@ -52,3 +52,21 @@ def test_batch_results_as_numbers(tmp_path):
     assert isinstance(text["lower"], str) and isinstance(row["lower"], float) and isinstance(row["seconds"], float)
     assert row["lower"] <= mp.mpf(text["lower"]) and row["upper"] >= mp.mpf(text["upper"])
     assert row["rigorous"] is True and row["error"] is None and row["verdict"] == "certified"
+
+
+def test_batch_row_errors_name_remedies_as_the_caller_would():
+    """A row run in a worker process of a command-line batch names flags; one of a Python run_batch, keywords."""
+    from verialloc.certify.batch import certify_row
+
+    values = {"mechanism": "gaussian", "sigma": "1", "steps": "1000000", "epochs": "10000", "delta": "1e-5"}
+    task = {
+        "key": "k",
+        "line": 2,
+        "values": {**values, "claimed_epsilon": "1"},
+        "defaults": {"direction": "both", "budget": "1", "strict": "false"},
+        "digits": 8,
+    }
+    cli_row = certify_row({**task, "words": "cli"})
+    python_row = certify_row({**task, "words": "python"})
+    assert cli_row["verdict"] == python_row["verdict"] == "error"
+    assert "--budget" in cli_row["error"] and "budget=..." in python_row["error"]

@@ -14,7 +14,7 @@ import time
 from fractions import Fraction
 from pathlib import Path
 
-from ..errors import InvalidParameter, VeriallocError
+from ..errors import InvalidParameter, VeriallocError, command_line, interface
 from ..io import config_file
 from ..io.batch_files import CLAIM_KEYS, INPUT_KEYS, RESULT_KEYS, Results, input_columns, key, read_rows
 from ..runtime import executor as executors
@@ -30,6 +30,9 @@ class RowErrors(VeriallocError):
 
 def certify_row(task: dict) -> dict:
     """The output row of one input row (never raises: a failing row gets verdict "error" and its reason)."""
+    if task.get("words") == "cli" and interface() != "cli":  # a worker process of a command-line batch
+        with command_line():
+            return certify_row(task)
     start = time.perf_counter()
     values = {**task["defaults"], **task["values"]}
     row = {"id": task["key"], **input_columns(task), **dict.fromkeys(RESULT_KEYS, "")}
@@ -126,8 +129,9 @@ def run_batch(
     rows = read_rows(path)
     results = Results(out)
     defaults = {"direction": direction, "budget": str(budget), "strict": "true" if strict else "false"}
+    words = interface()  # a row's error names its remedies as the caller would (flags from the CLI), on any executor
     tasks = [
-        {"key": key(values), "line": line, "values": values, "defaults": defaults, "digits": digits}
+        {"key": key(values), "line": line, "values": values, "defaults": defaults, "digits": digits, "words": words}
         for line, values in rows
     ]
     _check_same_inputs(tasks, results, out)
