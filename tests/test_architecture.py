@@ -19,7 +19,7 @@ BEGIN, END = "<!-- diagram: python tests/test_architecture.py -->", "<!-- end of
 FLOORS = (
     ("interfaces", ("cli", "integrations", "testing")),
     ("checks", ("audit", "certify", "stability")),
-    ("dispatch", ("api", "cost", "registry")),
+    ("dispatch", ("api", "auto_method", "cost", "registry")),
     ("engines", ("exact", "numeric")),
     (
         "foundation",
@@ -246,8 +246,11 @@ def registries() -> list:
     width = max(len(n) for n in registry.METHODS)
     for name, m in registry.METHODS.items():
         home = type(m).__module__.removeprefix("verialloc.").replace(".", "/") + ".py"
-        runs = m.accountant.__name__.rpartition(".")[2]
         flags = " ".join(f"--{f.name}" for f in m.flags) or "(no flags)"
+        if m.accountant is None:  # auto: chooses a registered method per query
+            lines.append(f"  {name:<{width}}  {home:<28} {'chooses exact or best':<25} {flags}")
+            continue
+        runs = m.accountant.__name__.rpartition(".")[2]
         lines.append(f"  {name:<{width}}  {home:<28} runs {runs:<20} {flags}")
     lines += [
         "",

@@ -1,7 +1,7 @@
 """Python API: one entry point per query; the method is a registered object (verialloc.registry).
 
     >>> from verialloc import Config, Gaussian, api
-    >>> b = api.delta(Config(Gaussian(1), steps=1), epsilon=1)      # exact, both directions
+    >>> b = api.delta(Config(Gaussian(1), steps=1), epsilon=1)      # auto: exact here, both directions
     >>> str(b.lower)[:10]
     '0.12693673'
     >>> from verialloc.numeric.pld.pld_accountant import Settings
@@ -22,13 +22,17 @@ method reports progress) are checked by the method. Calls from several threads r
 from __future__ import annotations
 
 from . import cost, registry
+from .errors import UnsupportedRequest, python_remedies
 from .ledger import ledger_of
+from .method import Method
 from .mp_lock import serialized
 from .result import Bracket
 from .validation import digits as check_digits
 
 #: the registered methods by name (verialloc.registry)
 METHODS = registry.METHODS
+#: the method used when none is named: "auto" (exact where cheap, else best)
+DEFAULT = registry.DEFAULT
 
 
 def check_options(method: str, options: dict) -> None:
@@ -37,42 +41,63 @@ def check_options(method: str, options: dict) -> None:
     registry.method(method).check_options(options)
 
 
-def _checked(query: str, accounted, method: str, value, digits, budget, options: dict, direction="both"):
+def _answer(query: str, accounted, method: str, value, digits, budget, options: dict, direction="both", compiled=None):
+    """The query answered by `method`'s candidates in turn (`Method.candidates`: the method itself, or auto's choice
+    of exact or best), each checked by the cost model before it runs; a refusal of one that is not the last passes
+    to the next. `compiled`: {method name: its compiled form} kept by an Accountant."""
     m, digits = registry.method(method), check_digits(digits)
     ledger = ledger_of(accounted)
     m.check_options(options)
-    cost.check(query, ledger, method, value, options, budget, digits, direction)
-    return m, ledger, digits
+    tries = m.candidates(query, ledger, value, options, digits, direction, budget)
+    for i, (chosen, opts) in enumerate(tries):
+        try:
+            cost.check(query, ledger, chosen.name, value, opts, budget, digits, direction)
+            if compiled is None:
+                form = chosen.compile(ledger, opts)
+            else:
+                if chosen.name not in compiled:
+                    compiled[chosen.name] = chosen.compile(ledger, opts)
+                    compiled[chosen.name].many_queries = True  # an Accountant's: more queries follow
+                form = compiled[chosen.name]
+            if query == "rdp":
+                return form.rdp(value, digits)
+            return getattr(form, query)(value, direction, digits)
+        except UnsupportedRequest:
+            if i == len(tries) - 1:
+                raise
 
 
 @serialized
+@python_remedies
 def delta(
-    config, epsilon, *, direction: str = "both", method: str = "exact", digits: int = 30, budget=None, **options
+    config, epsilon, *, direction: str = "both", method: str = DEFAULT, digits: int = 30, budget=None, **options
 ) -> Bracket:
-    """Bracket [lower, upper] for δ(ε) of the dominating pair of `config` (a Config, or a Ledger of events)."""
-    m, ledger, digits = _checked("delta", config, method, epsilon, digits, budget, options, direction)
-    return m.compile(ledger, options).delta(epsilon, direction, digits)
+    """Bracket [lower, upper] for δ(ε) of the dominating pair of `config` (a Config, or a Ledger of events); the
+    default method "auto" is the exact one where it is cheap (a few seconds by the cost model), else "best"."""
+    return _answer("delta", config, method, epsilon, digits, budget, options, direction)
 
 
 @serialized
+@python_remedies
 def epsilon(
-    config, delta, *, direction: str = "both", method: str = "exact", digits: int = 30, budget=None, **options
+    config, delta, *, direction: str = "both", method: str = DEFAULT, digits: int = 30, budget=None, **options
 ) -> Bracket:
     """Bracket [lower, upper] for ε(δ) = inf{ε : δ(ε) ≤ delta}."""
-    m, ledger, digits = _checked("epsilon", config, method, delta, digits, budget, options, direction)
-    return m.compile(ledger, options).epsilon(delta, direction, digits)
+    return _answer("epsilon", config, method, delta, digits, budget, options, direction)
 
 
 @serialized
-def rdp(config, alpha, *, method: str = "exact", digits: int = 30, budget=None) -> Bracket:
+@python_remedies
+def rdp(config, alpha, *, method: str = DEFAULT, digits: int = 30, budget=None) -> Bracket:
     """Rényi DP of the remove direction at order alpha."""
-    m, ledger, digits = _checked("rdp", config, method, alpha, digits, budget, {})
-    return m.compile(ledger, {}).rdp(alpha, digits)
+    return _answer("rdp", config, method, alpha, digits, budget, {}, "remove")
 
 
-def compile(accounted, *, method: str = "exact", budget=None, **options) -> "Accountant":
+@python_remedies
+def compile(accounted, *, method: str = DEFAULT, budget=None, **options) -> "Accountant":
     """The ledger (or Config) compiled once by `method`, for any number of queries: what does not depend on the
-    query is built once and kept (`Method.compile`), and each query is checked by the cost model first."""
+    query is built once and kept (`Method.compile`), and each query is checked by the cost model first ("auto":
+    each query by the method it chooses for it, each method's compiled form kept)."""
     m = registry.method(method)
     ledger = ledger_of(accounted)
     m.check_options(options)
@@ -85,23 +110,47 @@ class Accountant:
 
     def __init__(self, method, ledger, options: dict, budget):
         self.method, self.ledger, self.options, self.budget = method, ledger, options, budget
-        self.compiled = method.compile(ledger, options)
-        self.compiled.many_queries = True
+        self._compiled: dict = {}
+        if type(method).candidates is Method.candidates:  # a method that is its own one candidate compiles at
+            self._compiled[method.name] = method.compile(ledger, options)  # once (refusing what it cannot account)
+            self._compiled[method.name].many_queries = True
+
+    @property
+    def compiled(self):
+        """The compiled form of the method itself (a method other than auto)."""
+        return self._compiled.get(self.method.name)
 
     @serialized
+    @python_remedies
     def delta(self, epsilon, *, direction: str = "both", digits: int = 30) -> Bracket:
-        digits = check_digits(digits)
-        cost.check("delta", self.ledger, self.method.name, epsilon, self.options, self.budget, digits, direction)
-        return self.compiled.delta(epsilon, direction, digits)
+        return _answer(
+            "delta",
+            self.ledger,
+            self.method.name,
+            epsilon,
+            digits,
+            self.budget,
+            self.options,
+            direction,
+            self._compiled,
+        )
 
     @serialized
+    @python_remedies
     def epsilon(self, delta, *, direction: str = "both", digits: int = 30) -> Bracket:
-        digits = check_digits(digits)
-        cost.check("epsilon", self.ledger, self.method.name, delta, self.options, self.budget, digits, direction)
-        return self.compiled.epsilon(delta, direction, digits)
+        return _answer(
+            "epsilon",
+            self.ledger,
+            self.method.name,
+            delta,
+            digits,
+            self.budget,
+            self.options,
+            direction,
+            self._compiled,
+        )
 
     @serialized
+    @python_remedies
     def rdp(self, alpha, *, digits: int = 30) -> Bracket:
-        digits = check_digits(digits)
-        cost.check("rdp", self.ledger, self.method.name, alpha, {}, self.budget, digits)
-        return self.compiled.rdp(alpha, digits)
+        return _answer("rdp", self.ledger, self.method.name, alpha, digits, self.budget, {}, "remove", self._compiled)

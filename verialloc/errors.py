@@ -3,6 +3,9 @@
 Every message names the parameter and its valid range, so the CLI can print it as one line.
 """
 
+import functools as _functools
+import re as _re
+
 #: longest value text shown in a message (a 400-digit integer is cut, with its length)
 MAX_SHOWN = 200
 
@@ -70,3 +73,76 @@ class UsageError(VeriallocError, ValueError):
 class InternalError(Exception):
     """A consistency check failed inside verialloc (e.g. a certified lower end above a certified upper end):
     a bug, never a user error. Deliberately not a VeriallocError, so it is never reported as bad input."""
+
+
+# --- remedies in the words of the interface -----------------------------------------------------------------------
+# Messages name their remedies as command-line flags ("use --method pld", "a larger --budget"). The Python entry points
+# (verialloc.api, the bridges) re-raise them in Python's words (`method="pld"`, `budget=`): `python_remedies`.
+
+#: method flags whose keyword lives inside a method's settings object (pld/best/analytic `settings=Settings(...)`)
+_SETTINGS_FLAGS = ("loss-step", "grid-step", "tail")
+#: a method name in a remedy (not a word of the sentence around it: "--method pld or a larger --budget")
+_NAMES = r"\b(?!(?:or|and|a|an|the|another)\b)[a-z][a-z0-9_]*\b"
+
+
+def python_words(text: str) -> str:
+    """A message's command-line remedies in Python's words: `--method pld, rdp or best` -> `method="pld", "rdp" or
+    "best"`, `--budget` -> `budget=...`, `--loss-step` -> `Settings(loss_step=...)`, any other `--some-flag` ->
+    `some_flag=...`."""
+
+    def methods(m):
+        names = _re.sub(_NAMES, lambda n: f'"{n.group(0)}"', m.group(1))
+        return "method=" + names
+
+    text = _re.sub(rf"--method ({_NAMES}(?:(?:, | or | / |\|){_NAMES})*)", methods, text)
+    for flag in _SETTINGS_FLAGS:
+        text = text.replace(f"--{flag}", f"Settings({flag.replace('-', '_')}=...)")
+    return _re.sub(r"(?<![\w-])--([a-z][a-z0-9-]*)", lambda m: m.group(1).replace("-", "_") + "=...", text)
+
+
+def in_python_words(exc: VeriallocError) -> VeriallocError:
+    """`exc` with its message in Python's words (`python_words`), same class and fields."""
+    text = str(exc)
+    new = python_words(text)
+    if new == text:
+        return exc
+    exc.args = (new,)
+    for field in ("supported", "valid"):
+        if isinstance(getattr(exc, field, None), str):
+            setattr(exc, field, python_words(getattr(exc, field)))
+    return exc
+
+
+#: the interface whose words remedies take: "python", or "cli" while the command line runs (`command_line`)
+_interface = ["python"]
+
+
+class command_line:
+    """Context manager: while the command line runs (verialloc.cli.main), messages keep their flags."""
+
+    def __enter__(self):
+        _interface.append("cli")
+
+    def __exit__(self, *exc):
+        _interface.pop()
+
+
+def interface() -> str:
+    """The interface whose words remedies take now: "cli" inside `command_line`, else "python"."""
+    return _interface[-1]
+
+
+def python_remedies(fn):
+    """Decorator of a Python entry point: a VeriallocError leaving it names its remedies in Python's words, unless
+    the command line is running (`command_line`), whose messages keep their flags."""
+
+    @_functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except VeriallocError as exc:
+            if _interface[-1] != "cli":
+                in_python_words(exc)
+            raise
+
+    return wrapper

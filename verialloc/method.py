@@ -69,6 +69,8 @@ class Method(ABC):
     composes_events: bool = False
     #: the methods it runs in turn, each with how much longer it runs there than at its quick settings (best)
     combines: dict = {}
+    #: whether it runs no queries of its own but chooses another registered method per query (auto)
+    chooses: bool = False
 
     def check_options(self, options: dict) -> None:
         """InvalidParameter naming a keyword the method does not take (listing the ones it does), and one whose
@@ -102,6 +104,12 @@ class Method(ABC):
     def fewer_digits(self, query: str, config: Config, value, budget, digits: int, direction: str) -> tuple:
         """(parameter, value, advice) when the working digits drive the cost (arbitrary-precision methods)."""
         return "digits", digits, "ask for fewer digits or a larger --budget"
+
+    def candidates(self, query: str, ledger, value, options: dict, digits: int, direction: str, budget=None) -> list:
+        """[(method, options), ...]: the registered methods that answer `query`, asked in turn (each cost-checked
+        before it runs); a refusal (UnsupportedRequest) of one that is not the last passes to the next. A method is
+        its own one candidate; "auto" chooses (verialloc.auto_method)."""
+        return [(self, options)]
 
     def refusal_hint(self, query: str, config: Config, value, options: dict, digits: int, fits) -> str:
         """Extra advice when even the smallest size of the driving parameter does not fit (`fits(options)`)."""

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from .auto_method import METHOD as AUTO
 from .errors import InvalidParameter
 from .exact.method import METHOD as EXACT
 from .method import Method
@@ -13,8 +14,11 @@ from .numeric.pld.method import METHOD as PLD
 from .numeric.rdp.method import METHOD as RDP
 from .validation import abbreviated
 
-#: name -> method, in the order the command line lists them
-METHODS: dict[str, Method] = {m.name: m for m in (EXACT, PLD, RDP, ANALYTIC, MC, BEST)}
+#: name -> method, in the order the command line lists them; "auto" (the default) chooses exact or best
+METHODS: dict[str, Method] = {m.name: m for m in (AUTO, EXACT, PLD, RDP, ANALYTIC, MC, BEST)}
+
+#: the method of the API, the command line and api.compile when none is named
+DEFAULT = AUTO.name
 
 
 def method(name) -> Method:

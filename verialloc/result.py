@@ -35,6 +35,19 @@ class Bracket:
     def width(self) -> mp.mpf:
         return self.upper - self.lower
 
+    def __str__(self) -> str:
+        """One line: `epsilon in [0.138709902033, 0.139026566142] (best, both, bound)`; the exact ends are
+        `lower` and `upper`, the rest `details`."""
+        from .formatting import decimal  # rounded outward: the shown bracket contains the stored one
+
+        lo, hi = decimal(self.lower, 12, "down"), decimal(self.upper, 12, "up")
+        ends = decimal(self.lower, 12) if self.lower == self.upper else f"[{lo}, {hi}]"
+        return f"{self.quantity} {'=' if self.lower == self.upper else 'in'} {ends} ({self.method}, {self.direction}, {self.error_kind})"
+
+    def __repr__(self) -> str:
+        """Short, without the details (a dataclass repr of a 'both' bracket with its nested ones ran to 2 KB)."""
+        return f"<Bracket {self}>"
+
 
 def max_bracket(a: Bracket, b: Bracket) -> Bracket:
     """Bracket of max(x, y) from brackets of x and y (direction "both" = max over directions, F3)."""

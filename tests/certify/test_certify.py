@@ -45,7 +45,7 @@ finite_configs = st.one_of(
 
 def exact_value(config, quantity, at, direction):
     query = api.epsilon if quantity == "epsilon" else api.delta
-    b = query(config, at, direction=direction, digits=20)
+    b = query(config, at, direction=direction, method="exact", digits=20)
     assert b.error_kind == "exact"
     return b.lower
 

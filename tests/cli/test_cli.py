@@ -26,7 +26,7 @@ def test_rdp_gaussian_single_step(capsys):
     assert out["rdp"] == "2.5" and out["lower"] == out["upper"] == "2.5"  # F14: α/(2σ²)
     for key in ("lower", "upper", "method", "direction", "scheme", "mechanism", "params", "steps", "alpha", "digits"):
         assert key in out
-    assert out["direction"] == "remove" and out["method"] == "exact"
+    assert out["direction"] == "remove" and out["method"] == "auto" and out["method_used"] == "exact"
 
 
 def test_rdp_alpha_two_closed_form(capsys):
@@ -168,7 +168,10 @@ BAD = [
     (["delta", "--mechanism", "gaussian", "--sigma", "1", "--steps", "3", "--k", "4", "--epsilon", "1"], "k"),
     (["epsilon", "--mechanism", "gaussian", "--sigma", "1", "--steps", "1", "--delta", "1.5"], "delta"),
     (["epsilon", "--mechanism", "gaussian", "--sigma", "1", "--steps", "1", "--delta", "0"], "delta"),
-    (["delta", "--mechanism", "gaussian", "--sigma", "1", "--steps", "50", "--epsilon", "1"], "steps"),
+    (
+        ["delta", "--mechanism", "gaussian", "--sigma", "1", "--steps", "50", "--epsilon", "1", "--method", "exact"],
+        "steps",
+    ),
     (["delta", "--mechanism", "gaussian", "--scale", "1", "--steps", "1", "--epsilon", "1"], "scale"),
     (["delta", "--mechanism", "gaussian", "--steps", "1", "--epsilon", "1"], "sigma"),
     (["delta", "--mechanism", "cauchy", "--steps", "1", "--epsilon", "1"], "mechanism"),

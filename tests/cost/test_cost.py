@@ -110,7 +110,7 @@ def test_oversized_requests_are_refused_at_once(capsys, argv, name):
 
 def test_budget_refusal_names_the_nearest_feasible_setting():
     with pytest.raises(cost.BudgetExceeded) as info:
-        api.rdp(Config(Gaussian(1), steps=10), 10**6)
+        api.rdp(Config(Gaussian(1), steps=10), 10**6, method="exact")
     assert info.value.name == "alpha" and "nearest feasible setting is alpha <=" in str(info.value)
     feasible = int(str(info.value).split("alpha <= ")[1].split(";")[0])
     assert cost.estimate("rdp", Config(Gaussian(1), steps=10), "exact", feasible).seconds <= cost.DEFAULT_SECONDS
@@ -157,7 +157,7 @@ def test_float_methods_refuse_out_of_range(method, sigma, epsilon, name):
         return
     with pytest.raises(UnsupportedRequest) as info:
         api.delta(Config(Gaussian(sigma), steps=10), epsilon, method=method, direction="remove")
-    assert info.value.name == name and "use --method exact" in str(info.value)
+    assert info.value.name == name and 'use method="exact"' in str(info.value)  # the Python API's words
 
 
 @pytest.mark.parametrize("where", ["flag", "config"])
@@ -278,8 +278,8 @@ def test_exact_steps3_epsilon_is_refused_before_it_starts():
     assert cost.estimate("epsilon", config, "exact", "1e-5", digits=12).seconds > cost.DEFAULT_SECONDS
     for digits in (5, 12):
         with pytest.raises(cost.BudgetExceeded) as info:
-            api.epsilon(config, "1e-5", digits=digits, direction="remove")
-        assert info.value.name == "steps" and "--method pld" in str(info.value) and "--budget" in str(info.value)
+            api.epsilon(config, "1e-5", method="exact", digits=digits, direction="remove")
+        assert info.value.name == "steps" and 'method="pld"' in str(info.value) and "budget=" in str(info.value)
     # the float methods answer it (best does not try the exact route)
     assert cost.check("epsilon", config, "best", "1e-5").fits(cost.Budget())
     assert cost.check("epsilon", config, "pld", "1e-5").fits(cost.Budget())
@@ -287,7 +287,18 @@ def test_exact_steps3_epsilon_is_refused_before_it_starts():
 
 def test_cli_refuses_the_steps3_epsilon_in_one_line(capsys):
     status, out, err, _ = cli(
-        capsys, "epsilon", "--mechanism", "gaussian", "--sigma", "1", "--steps", "3", "--delta", "1e-5"
+        capsys,
+        "epsilon",
+        "--mechanism",
+        "gaussian",
+        "--sigma",
+        "1",
+        "--steps",
+        "3",
+        "--delta",
+        "1e-5",
+        "--method",
+        "exact",
     )
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("verialloc: error: steps=3 ")
@@ -297,7 +308,7 @@ def test_cli_refuses_the_steps3_epsilon_in_one_line(capsys):
 def test_quadrature_over_budget_names_the_digits_that_fit():
     config = Config(Gaussian(1), scheme="poisson", steps=2, rate="1/2")
     with pytest.raises(cost.BudgetExceeded) as info:
-        api.delta(config, 1, digits=1000)
+        api.delta(config, 1, method="exact", digits=1000)
     assert info.value.name == "digits" and "nearest feasible setting is digits <=" in str(info.value)
     feasible = int(str(info.value).split("digits <= ")[1].split(";")[0])
     assert 5 <= feasible < 1000
@@ -311,8 +322,8 @@ def test_quadrature_budget_counts_the_directions_asked(capsys):
     assert cost.estimate("delta", config, "exact", 1, digits=12).seconds == pytest.approx(2 * one, rel=0.05)
     budget = 1.5 * one
     with pytest.raises(cost.BudgetExceeded):
-        api.delta(config, 1, digits=12, budget=budget)  # both directions
-    assert api.delta(config, 1, digits=12, direction="remove", budget=budget).error_kind == "quadrature"
+        api.delta(config, 1, method="exact", digits=12, budget=budget)  # both directions
+    assert api.delta(config, 1, method="exact", digits=12, direction="remove", budget=budget).error_kind == "quadrature"
     status, out, err, _ = cli(
         capsys,
         "delta",
@@ -326,6 +337,8 @@ def test_quadrature_budget_counts_the_directions_asked(capsys):
         "1",
         "--budget",
         str(budget),
+        "--method",
+        "exact",
     )
     assert status == 2 and "--budget" in err
     status, out, err, _ = cli(
@@ -343,6 +356,8 @@ def test_quadrature_budget_counts_the_directions_asked(capsys):
         "remove",
         "--budget",
         str(budget),
+        "--method",
+        "exact",
     )
     assert status == 0, err
 
@@ -383,6 +398,8 @@ def test_huge_losses_are_refused_within_the_budget(capsys):
         "1",
         "--budget",
         "5",
+        "--method",
+        "exact",
     )
     assert status == 2 and err.count("\n") == 1 and err.startswith("verialloc: error: scale=") and seconds < 5
     # the Gaussian quadrature never resolved σ ≤ 0.003: refused at once, σ abbreviated (a 4230-character line)

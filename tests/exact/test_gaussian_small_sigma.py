@@ -104,5 +104,5 @@ def test_refusals_abbreviate_a_long_sigma():
 
     sigma = "0.003" + "0" * 600 + "1"  # above QUAD_MIN_SIGMA, unresolved (tests/exact/test_quadrature.py)
     with pytest.raises(UnsupportedRequest) as info:
-        api.delta(Config(Gaussian(sigma), steps=2), 1, digits=12, direction="remove")
+        api.delta(Config(Gaussian(sigma), steps=2), 1, method="exact", digits=12, direction="remove")
     assert "did not resolve" in str(info.value) and len(str(info.value)) < 400 and "characters)" in str(info.value)

@@ -1,6 +1,7 @@
 """The dp_accounting bridge: the translation table, and VerifiedAccountant against independent references
 (dp_accounting's own PLD and RDP accountants, verialloc's exact layer, closed forms evaluated here in mpmath)."""
 
+import math
 import inspect
 from fractions import Fraction
 
@@ -210,9 +211,6 @@ def test_the_keywords_a_method_takes_are_accepted():
         ("get_epsilon", "abc", "finite real number"),
         ("get_epsilon", float("nan"), "finite real number"),
         ("get_epsilon", True, "finite real number"),
-        ("get_epsilon", -1e-5, "open interval (0, 1)"),
-        ("get_epsilon", 0.0, "open interval (0, 1)"),
-        ("get_epsilon", 1, "open interval (0, 1)"),
         ("get_epsilon", float("inf"), "finite real number"),
         ("get_epsilon", [1e-5], "finite real number"),
         ("get_delta", None, "finite real number"),
@@ -235,6 +233,25 @@ def test_bad_queries_name_the_dp_accounting_argument(query, value, valid, compos
         with pytest.raises(InvalidParameter) as info:
             getattr(accountant, ask)(value)
         assert info.value.name == named and valid in str(info.value)
+
+
+@pytest.mark.parametrize("composed", [False, True])
+def test_get_epsilon_at_the_ends_answers_as_dp_accounting(composed):
+    """Issue #30 item 8: δ = 0 gives inf (0 with nothing composed), δ >= 1 gives 0, as dp_accounting's PLD and RDP
+    accountants; a negative δ is refused; the brackets keep (0, 1)."""
+    accountant = VerifiedAccountant(**FAST)
+    if composed:
+        accountant.compose(G)
+    assert accountant.get_epsilon(0) == (math.inf if composed else 0.0)
+    assert accountant.get_epsilon(1) == accountant.get_epsilon(1.5) == 0.0
+    with pytest.raises(InvalidParameter, match="target_delta=-1e-05 is invalid: must be >= 0"):
+        accountant.get_epsilon(-1e-5)
+    theirs = dpa.pld.PLDAccountant().compose(G)
+    assert theirs.get_epsilon(0) == math.inf and theirs.get_epsilon(1) == 0
+    if composed:
+        for bad in (0, 1, -1e-5):
+            with pytest.raises(InvalidParameter, match="open interval"):
+                accountant.get_epsilon_bracket(bad)
 
 
 def test_an_empty_ledger_refuses_an_epsilon_beyond_float64():
@@ -306,6 +323,9 @@ def test_each_methods_declared_keywords_are_what_its_accountant_accepts():
     """The registry's keywords (what the API checks) and the accountant's signature cannot drift apart; best passes
     its other keywords on to pld."""
     for name, m in api.METHODS.items():
+        if m.accountant is None:  # auto runs no queries of its own: it takes best's keywords, for best
+            assert m.keywords == api.METHODS["best"].keywords
+            continue
         accepted = _accepted(m.accountant) | (_accepted(api.METHODS["pld"].accountant) if name == "best" else set())
         assert set(m.keywords) == accepted, name
     keywords = {name: m.keywords for name, m in api.METHODS.items()}

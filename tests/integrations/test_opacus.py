@@ -319,3 +319,21 @@ def test_certify_options_are_checked(options, named):
     with pytest.raises(InvalidParameter) as info:
         certify_opacus([(1.0, 0.01, 10)], 1e-5, 2.0, **options)
     assert info.value.name == named
+
+
+@pytest.mark.parametrize("mechanism", ["rdp", "prv", "gdp"])
+def test_cli_reads_opacus_state_dict_saved_as_json(tmp_path, capsys, mechanism):
+    """Issue #30 item 5: opacus's `accountant.state_dict()` (opacus/accountants/accountant.py: {"history":
+    deepcopy(self.history), "mechanism": <the accountant's mechanism name>}, history a list of (σ, q, T) tuples)
+    saved with json.dump is read by --from-opacus-history as it is."""
+    state_dict = {"history": [(1.0, 0.01, 600), (1.0, 0.01, 400)], "mechanism": mechanism}  # opacus's own shape
+    path = tmp_path / "accountant_state.json"
+    with open(path, "w") as f:
+        json.dump(state_dict, f)
+    assert from_opacus_history(path) == DPSGD
+    status, out, err = run(
+        capsys,
+        ["certify", "--from-opacus-history", str(path), "--delta", "1e-5", "--claimed-epsilon", "2.2", "--json"],
+    )
+    assert status == 0, err
+    assert json.loads(out)["verdict"] == "certified"

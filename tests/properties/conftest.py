@@ -50,12 +50,14 @@ def _ask(ask, method: str, what: str, limit: int = LIMIT):
 
 @pytest.fixture(scope="session")
 def certified():
-    """certified(ask, exclude=(), what="") → {method: Bracket} over api.METHODS; ask(method, **options) runs one
-    query, `what` describes it in a timeout failure."""
+    """certified(ask, exclude=(), what="") → {method: Bracket} over api.METHODS but those that choose another
+    (auto repeats exact or best); ask(method, **options) runs one query, `what` describes it in a timeout failure."""
 
     def collect(ask, exclude=(), what=""):
         out = {}
-        for method in api.METHODS:
+        for method, m in api.METHODS.items():
+            if m.chooses:
+                continue
             if method not in exclude and (bracket := _ask(ask, method, what)) is not None:
                 out[method] = bracket
         return out

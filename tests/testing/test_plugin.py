@@ -483,3 +483,48 @@ def test_huge_and_rational_values_are_judged_not_crashed():
     check_accountant(lambda config, delta, direction: 4.5, config, delta=1e-5, max_loose=Fraction(1, 10))
     with pytest.raises(InvalidParameter, match="max_loose"):
         check_accountant(lambda config, delta, direction: 4.5, config, delta=1e-5, max_loose=10**400)
+
+
+def test_an_accountant_without_direction_is_called_without_it():
+    """Issue #30 item 7: `direction=` is passed only to an accountant that takes it (named, or **kwargs)."""
+    seen = []
+
+    def no_direction(config, delta):
+        seen.append("called")
+        return GAUSS_EPS * (1 + 1e-9)
+
+    ref = check_accountant(no_direction, Config(Gaussian(1)), delta=1e-5)
+    assert seen == ["called"] and ref.lower <= GAUSS_EPS * (1 + 1e-9)
+
+    def keyword_only(config, *, delta, direction):
+        seen.append(direction)
+        return GAUSS_EPS * (1 + 1e-9)
+
+    check_accountant(keyword_only, Config(Gaussian(1)), delta=1e-5, direction="remove")
+    assert seen[-1] == "remove"
+
+
+def test_an_accountant_missing_the_query_keyword_is_refused_naming_the_signature():
+    def positional_only(config, target, /):
+        return 1.0
+
+    with pytest.raises(InvalidParameter, match=r"takes no keyword delta.*fn\(config, delta=\.\.\., direction=\.\.\."):
+        check_accountant(positional_only, Config(Gaussian(1)), delta=1e-5)
+
+
+def test_assert_sound_upper_calls_an_accountant_without_direction():
+    from verialloc.testing import assert_sound_upper
+
+    assert_sound_upper(lambda config, delta: GAUSS_EPS * (1 + 1e-9), Config(Gaussian(1)), delta=1e-5)
+
+
+def test_loose_message_shows_numpy_numbers_as_numbers():
+    """Issue #30 item 8: no np.float64(...) in the LOOSE message."""
+    with pytest.raises(AssertionError) as info:
+        check_accountant(
+            lambda config, delta, direction: np.float64(GAUSS_EPS * 1.2),
+            Config(Gaussian(1)),
+            delta=1e-5,
+            max_loose=np.float64(0.05),
+        )
+    assert "verialloc LOOSE" in str(info.value) and "np.float64" not in str(info.value)

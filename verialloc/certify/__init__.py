@@ -1,5 +1,6 @@
 """Certify a privacy claim (budgeted refinement to a verdict) and calibrate the Gaussian noise (docs/certify.md)."""
 
+from .batch import load_results
 from .calibrate import Calibration, calibrate
 from ..io.config_file import load_config
 from .refine import Certificate, certify
@@ -14,6 +15,7 @@ __all__ = [
     "certificate_json",
     "certify",
     "load_config",
+    "load_results",
     "make_claim",
     "write_report",
 ]

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import os
 import time
+from fractions import Fraction
 from pathlib import Path
 
-from ..errors import InvalidParameter, VeriallocError
+from ..errors import InvalidParameter, VeriallocError, command_line, interface
 from ..io import config_file
 from ..io.batch_files import CLAIM_KEYS, INPUT_KEYS, RESULT_KEYS, Results, input_columns, key, read_rows
 from ..runtime import executor as executors
@@ -29,6 +30,9 @@ class RowErrors(VeriallocError):
 
 def certify_row(task: dict) -> dict:
     """The output row of one input row (never raises: a failing row gets verdict "error" and its reason)."""
+    if task.get("words") == "cli" and interface() != "cli":  # a worker process of a command-line batch
+        with command_line():
+            return certify_row(task)
     start = time.perf_counter()
     values = {**task["defaults"], **task["values"]}
     row = {"id": task["key"], **input_columns(task), **dict.fromkeys(RESULT_KEYS, "")}
@@ -125,8 +129,9 @@ def run_batch(
     rows = read_rows(path)
     results = Results(out)
     defaults = {"direction": direction, "budget": str(budget), "strict": "true" if strict else "false"}
+    words = interface()  # a row's error names its remedies as the caller would (flags from the CLI), on any executor
     tasks = [
-        {"key": key(values), "line": line, "values": values, "defaults": defaults, "digits": digits}
+        {"key": key(values), "line": line, "values": values, "defaults": defaults, "digits": digits, "words": words}
         for line, values in rows
     ]
     _check_same_inputs(tasks, results, out)
@@ -168,3 +173,38 @@ def run_batch(
             f"{out}; the other rows are written); first: {first_error}"
         )
     return summary
+
+
+def load_results(path, numbers: bool = False) -> list[dict]:
+    """The rows of a results file of `certify --batch` (.csv or .jsonl), in file order. Every value is stored as
+    text, in JSON Lines too: the ends are exact decimals rounded outward, which a JSON number would let a reader
+    round to the nearest float64 (moving a certified end inward). `numbers=True` reads them as numbers for analysis:
+    `lower` rounded down and `upper` rounded up to float64 (the bracket stays a bracket; ±inf and nan as written),
+    `seconds` a float, `rigorous` a bool, empty cells None; other columns stay text."""
+    import csv
+    import json
+
+    from ..rounding import float_down, float_up
+
+    path = Path(path)
+    text = path.read_text(encoding="utf-8-sig")
+    if path.suffix == ".jsonl":
+        rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+    else:
+        rows = list(csv.DictReader(text.splitlines()))
+    if not numbers:
+        return rows
+    out = []
+    for row in rows:
+        row = {k: (None if v == "" else v) for k, v in row.items()}
+        for name, rounded in (("lower", float_down), ("upper", float_up)):
+            if row.get(name) is not None:
+                text = row[name].strip()
+                special = text.lower().lstrip("+-") in ("inf", "nan", "infinity")
+                row[name] = float(text) if special else rounded(Fraction(text))
+        if row.get("seconds") is not None:
+            row["seconds"] = float(row["seconds"])
+        if row.get("rigorous") is not None:
+            row["rigorous"] = row["rigorous"] == "true"
+        out.append(row)
+    return out

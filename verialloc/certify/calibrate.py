@@ -27,7 +27,7 @@ import mpmath as mp
 
 from ..config import Config
 from ..budget import BudgetExceeded
-from ..errors import InvalidParameter, UnsupportedRequest
+from ..errors import InvalidParameter, UnsupportedRequest, python_remedies
 from ..mechanisms import Gaussian
 from ..runtime import child
 from ..validation import as_float, positive, to_fraction
@@ -58,6 +58,7 @@ class Calibration:
         return self.reason == "tolerance met"
 
 
+@python_remedies
 def calibrate(
     template: Config,
     target_epsilon,

@@ -28,7 +28,7 @@ import mpmath as mp
 
 from .. import cost, registry
 from ..config import Config
-from ..errors import InvalidParameter, UnsupportedRequest
+from ..errors import InvalidParameter, UnsupportedRequest, python_remedies
 from ..exact import accountant as exact_accountant
 from ..exact.discrete_profiles import composition_sizes
 from ..ledger import ledger_of
@@ -102,6 +102,21 @@ class Certificate:
     elapsed: float
     table: dict | None = field(default=None, repr=False)  # the last PLD table (for the report's profile plot)
     strict: bool = False
+    #: an ε claim >= 0: the bracket is of max(ε(δ), 0) (`floor_at_zero`), the ε of (ε, δ)-DP, ε >= 0
+    floored: bool = False
+
+    def __str__(self) -> str:
+        q = self.claim.quantity
+        at = "delta" if q == "epsilon" else "epsilon"
+        return (
+            f"{self.verdict.upper()}: {q}({at}={self.claim.at}) <= {self.claim.value} [direction {self.direction}]; "
+            f"certified {q} in [{mp.nstr(self.lower, 8)}, {mp.nstr(self.upper, 8)}] (lower by "
+            f"{self.methods['lower']}, upper by {self.methods['upper']}; {len(self.steps)} step(s), "
+            f"{self.elapsed:.1f} s)"
+        )
+
+    def __repr__(self) -> str:
+        return f"<Certificate {self}>"
 
     def side(self, which: str) -> Step | None:
         """The step that certified the lower or upper end (None: no step did; the end is ∓inf)."""
@@ -124,6 +139,7 @@ class Certificate:
 
 
 @serialized
+@python_remedies
 def certify(
     config: Config,
     claim: Claim,
@@ -197,6 +213,9 @@ def certify(
         if new > (1 - MIN_GAIN) * width or (mp.isinf(width) and mp.isinf(new)):
             reason = "refinement no longer tightens the bracket (limit of the pld method here)"
             break
+    floored = claim.quantity == "epsilon" and claim.value >= 0 and lower < 0
+    if floored:
+        lower, upper = floor_at_zero(lower, upper)
     return Certificate(
         claim,
         config,
@@ -212,7 +231,16 @@ def certify(
         time.perf_counter() - start,
         table,
         strict,
+        floored,
     )
+
+
+def floor_at_zero(lower, upper) -> tuple:
+    """The bracket of max(ε(δ), 0) from one of ε(δ): the ε of (ε, δ)-DP is >= 0, while ε(δ) = inf{ε : δ(ε) <= δ}
+    over all real ε can lie below 0 (down to ln(1 − δ), the trivial lower end I1, when δ(0) = TV(P, Q) <= δ).
+    max(·, 0) is monotone, so the ends stay bounds; a claim ε >= 0 gets the same verdict from either bracket."""
+    zero = mp.mpf(0)
+    return max(lower, zero), max(upper, zero)
 
 
 def _sane(x, side: str) -> mp.mpf:

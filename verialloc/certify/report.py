@@ -90,9 +90,16 @@ def certificate_json(cert: Certificate, digits: int = DIGITS) -> dict:
             for s in cert.steps
         ],
         "stop_reason": cert.stop_reason,
+        **({"floored": FLOOR_NOTE} if cert.floored else {}),
         "budget_seconds": cert.budget_seconds,
         "elapsed_seconds": round(cert.elapsed, 3),
     }
+
+
+#: what a floored ε bracket is (Certificate.floored)
+FLOOR_NOTE = (
+    "the bracket is of max(epsilon(delta), 0), the epsilon >= 0 of (epsilon, delta)-DP; the steps show epsilon(delta)"
+)
 
 
 def _label(name: str) -> str:
@@ -115,6 +122,7 @@ def render_text(out: dict) -> str:
         f"certified {q}: [{out['lower']}, {out['upper']}]  (lower by {_label(out['method']['lower'])}, "
         f"upper by {_label(out['method']['upper'])})",
         verdict,
+        *([f"  ({out['floored']})"] if out.get("floored") else []),
         "steps:",
     ]
     for s in out["refinement"]:

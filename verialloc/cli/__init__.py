@@ -16,9 +16,9 @@ import sys
 import traceback
 import warnings
 
-from ..errors import InternalError, VeriallocError
-from ..formatting import dumps
-from . import audit, certify, demo, fuzz, query, stability
+import importlib
+
+from ..errors import InternalError, VeriallocError, command_line
 from .common import (
     BROKEN_PIPE,
     INTERNAL_ERROR,
@@ -30,7 +30,22 @@ from .common import (
     subcommand_parsers,
 )
 
-SUBCOMMANDS = (query, certify, audit, stability, demo, fuzz)
+#: the subcommand modules, by name: each is imported only when one of its subcommands runs (or its --help), so
+#: `verialloc --help`, `--version` and a mistyped subcommand load no mechanism or method (sympy, scipy: seconds)
+SUBCOMMANDS = ("query", "certify", "audit", "stability", "demo", "fuzz")
+#: subcommand -> (its module, its one help line: what `verialloc --help` lists; tests/cli check them against the
+#: modules' own)
+LISTED = {
+    "rdp": ("query", "Rényi DP of the remove direction at order --alpha"),
+    "delta": ("query", "δ(ε) bracket of the dominating pair"),
+    "epsilon": ("query", "ε(δ) bracket of the dominating pair"),
+    "certify": ("certify", "certify or refute a claimed (ε, δ) for a configuration"),
+    "calibrate": ("certify", "smallest Gaussian σ with certified ε(δ) <= a target"),
+    "audit": ("audit", "audit third-party accountants against certified brackets"),
+    "stability": ("stability", "map where a float64 path drifts from its mpmath twin"),
+    "demo": ("demo", "certify three claims about a default DP-SGD-style configuration"),
+    "fuzz": ("fuzz", "differential soundness fuzzer: every method against every other and the exact layer"),
+}
 #: a value token that argparse would take for an option: -1e-5, -.5, -1/3, -2,3, -inf, -nan
 _NEGATIVE_VALUE = re.compile(r"^-(\d|\.\d|inf|nan)", re.IGNORECASE)
 
@@ -46,7 +61,9 @@ def version() -> str:
         return __version__
 
 
-def build_parser() -> Parser:
+def build_parser(argv: list[str] | None = None) -> Parser:
+    """The parser. Given the command line, only the module of the subcommand it names is imported and registered;
+    the others are listed by name and help line (`LISTED`). Without it, every subcommand is registered."""
     parser = Parser(
         prog="verialloc",
         description="Certified privacy accounting for random allocation and Poisson subsampling.",
@@ -54,9 +71,23 @@ def build_parser() -> Parser:
     )
     parser.add_argument("--version", action="version", version=f"verialloc {version()}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    chosen = _named_subcommand(argv) if argv is not None else None
     for module in SUBCOMMANDS:
+        if isinstance(module, str):
+            names = [n for n, (m, _) in LISTED.items() if m == module]
+            if argv is not None and chosen not in names:
+                for name in names:
+                    sub.add_parser(name, help=LISTED[name][1], add_help=False)
+                continue
+            module = importlib.import_module(f".{module}", __name__)
         module.register(sub)
     return parser
+
+
+def _named_subcommand(argv: list[str]) -> str | None:
+    """The subcommand the command line names: its first token that is not an option."""
+    first = next((tok for tok in argv if not tok.startswith("-")), None)
+    return first if first in LISTED else None
 
 
 def attach_negative_values(argv: list[str], parser: Parser) -> list[str]:
@@ -87,7 +118,7 @@ def _value_option(parser: Parser, token: str):
 
 
 def parse(argv: list[str]):
-    parser = build_parser()
+    parser = build_parser(list(argv))
     return parser.parse_args(attach_negative_values(list(argv), parser))
 
 
@@ -103,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), command_line():
             if not debug:  # numeric RuntimeWarnings etc. would break the one-line stderr contract
                 warnings.simplefilter("ignore")
             try:
@@ -138,7 +169,12 @@ def _execute(argv: list[str]) -> int:
     except SystemExit as exc:  # --help, --version: argparse printed and wants to exit
         return exc.code if isinstance(exc.code, int) else (OK if exc.code is None else USER_ERROR)
     out = args.run(args)
-    text = dumps(out) if getattr(args, "json", False) else args.render(out)
+    if getattr(args, "json", False):
+        from ..formatting import dumps
+
+        text = dumps(out)
+    else:
+        text = args.render(out)
     close_progress()
     if text:
         sys.stdout.write(text + "\n")

@@ -7,15 +7,25 @@ import difflib
 import sys
 import time
 
-from ..io import config_file
 from ..errors import InvalidParameter, UsageError
-from ..formatting import decimal
-from ..mechanisms.registry import MECHANISMS, PARAMETERS, owners
 from ..validation import abbreviated
-from ..result import Bracket
 
-#: the configuration flags (= the configuration file keys, certify/config_file.py), and the defaults of the optional ones
-CONFIG_FLAGS = config_file.KEYS
+# The mechanisms, the configuration files and the number formatting (sympy, scipy, mpmath) load when a subcommand's
+# flags are built or its work runs, not at start-up: `verialloc --help` imports none of them (cli/__init__.py).
+
+
+def __getattr__(name: str):
+    if name == "CONFIG_FLAGS":  # the configuration flags (= the configuration file keys, io/config_file.py)
+        return _config_flags()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _config_flags() -> tuple:
+    from ..io import config_file
+
+    return config_file.KEYS
+
+
 CONFIG_DEFAULTS = {"scheme": "allocation", "k": "1", "epochs": "1"}
 DEFAULT_DIGITS = 12
 #: exit statuses (docs/cli.md, "Exit codes"): 1 is never used by verialloc itself
@@ -114,6 +124,8 @@ def add_config_flags(p: argparse.ArgumentParser, *, steps_required: bool = True)
         help="configuration file (.json or .toml; keys as the flags below, docs/cli.md) instead of the "
         "configuration flags; a configuration flag given with it is an error",
     )
+    from ..mechanisms.registry import MECHANISMS, PARAMETERS, owners
+
     p.add_argument("--mechanism", help="|".join(MECHANISMS) + f" ({need})")
     for parameter in PARAMETERS:  # each mechanism's one parameter (mechanisms.registry), each flag once
         mechanisms = [MECHANISMS[name] for name in owners(parameter)]
@@ -134,6 +146,9 @@ def apply_config_file(args):
     line (one rule for every command: the file replaces the configuration flags); a file of phases sets
     `args.phases` instead (config_from_args then gives their Ledger). Then the defaults of the optional flags
     (scheme, k, epochs) are filled in. Other namespaces are returned unchanged."""
+    from ..io import config_file
+
+    CONFIG_FLAGS = _config_flags()
     if not hasattr(args, "config") or not all(hasattr(args, f) for f in CONFIG_FLAGS):
         return args
     args.phases = None
@@ -161,13 +176,18 @@ def apply_config_file(args):
 def config_from_args(args):
     """What the configuration flags (after apply_config_file) describe, validated like a config file's keys: a
     Config, or the Ledger of a file's phases."""
+    from ..io import config_file
+
     if getattr(args, "phases", None):
         return config_file.accounted_from_values({"phases": args.phases})
-    return config_file.config_from_values({f: getattr(args, f) for f in CONFIG_FLAGS})
+    return config_file.config_from_values({f: getattr(args, f) for f in _config_flags()})
 
 
-def bracket_json(b: Bracket, digits: int) -> dict:
+def bracket_json(b, digits: int) -> dict:
     """lower rounded down, upper rounded up (exact results round to nearest, so lower == upper)."""
+    from ..formatting import decimal
+    from ..result import Bracket
+
     if b.error_kind == "exact":
         lo = hi = decimal(b.lower, digits)
     else:

@@ -28,7 +28,10 @@ def register(sub) -> None:
     )
     p.add_argument("--minutes", default="1", help="time budget in minutes, shrinking included (default 1)")
     p.add_argument("--seed", default="0", help="hypothesis seed: the same seed draws the same cases (default 0)")
-    p.add_argument("--methods", help="comma-separated methods (default: every method of api.METHODS)")
+    p.add_argument(
+        "--methods",
+        help="comma-separated methods (default: every method of api.METHODS but auto, which runs exact or best)",
+    )
     p.add_argument(
         "--families",
         help="comma-separated mechanism families: gaussian,laplace,randomized-response,discrete (default: all)",
@@ -55,6 +58,8 @@ def run(args) -> dict:
     from ..testing import fuzz as fz
 
     methods = _choices("methods", args.methods, tuple(api.METHODS))
+    if args.methods is None:  # auto repeats exact or best: named, it is fuzzed too
+        methods = fz.ALL_METHODS
     timeout = as_float("timeout", args.timeout, positive)
     if args.replay is not None:
         try:

@@ -38,7 +38,13 @@ def register(sub) -> None:
             p.add_argument(*spellings("delta"), required=True, help="target δ in (0, 1)")
         if name != "rdp":
             p.add_argument("--direction", default="both", help="remove | add | both (max of the two; default)")
-        p.add_argument("--method", default="exact", help="accounting method: " + "|".join(registry.METHODS))
+        p.add_argument(
+            "--method",
+            default=registry.DEFAULT,
+            help="accounting method: "
+            + "|".join(registry.METHODS)
+            + f" (default {registry.DEFAULT}: exact where the cost model estimates it at a few seconds, else best)",
+        )
         if name != "rdp":
             add_method_flags(p)
         p.add_argument("--digits", default=str(DEFAULT_DIGITS), help=f"significant digits (default {DEFAULT_DIGITS})")
@@ -114,6 +120,8 @@ def run(args) -> dict:
         out.update(delta=exact_text("delta", args.delta), input=typed_inputs(args), direction=b.direction)
     out.update(bracket_json(b, digits))
     out["quantity"] = b.quantity
+    if args.method != b.method:
+        out["method_used"] = b.method  # the method auto chose
     return out
 
 
@@ -149,7 +157,12 @@ def render_text(out: dict) -> str:
     ]
     show = lambda k, v: abbreviated(shown(out, k, v), HEADER_PARAM_CHARS)  # noqa: E731
     lines = [f"{what} of {describe(out, show)}", *describe_events(out)]
-    lines.append(f"  method {out['method']}, direction {out['direction']} ({out['error_kind']})")
+    method = (
+        out["method"]
+        if out.get("method_used", out["method"]) == out["method"]
+        else f"{out['method']} ({out['method_used']})"
+    )
+    lines.append(f"  method {method}, direction {out['direction']} ({out['error_kind']})")
     lines.append(
         f"  value: {out['lower']}" if out["lower"] == out["upper"] else f"  bracket: [{out['lower']}, {out['upper']}]"
     )

@@ -171,3 +171,34 @@ def fewer_digits(query, config, value, budget, digits, direction) -> tuple:
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if fits(mid) else (lo, mid)
     return "digits", digits, f"the nearest feasible setting is digits <= {lo}; or {other}"
+
+
+def serves(query: str, ledger) -> bool:
+    """Whether the exact layer has a route for `query` of `ledger` (verialloc.ledger.Ledger), from the configuration
+    alone: rdp of allocation k = 1 and of Poisson; δ/ε of finite pairs within the exact layer's size caps
+    (discrete_profiles.MAX_ATOMS, MAX_TERMS), of F13 compositions (one event's or the ledger's), and of the
+    quadrature routes (`quadrature_route`). The estimate of a request it serves is meaningful; one it does not is
+    refused by the exact layer (method "auto" then asks best)."""
+    events = ledger.events
+    if query == "rdp":
+        return all(e.scheme == "poisson" or e.k == 1 for e in events)
+    if ledger.single is None:
+        from .accountant import ledger_composition
+
+        if ledger_composition(ledger) is not None:
+            return True
+        return all(e.mechanism.finite_pairs() is not None and _finite_fits(e) for e in events)
+    config = ledger.single
+    if config.mechanism.finite_pairs() is not None:
+        return _finite_fits(config)
+    return composition(config) is not None or quadrature_route(config) is not None
+
+
+def _finite_fits(config: Config) -> bool:
+    for pair in config.mechanism.finite_pairs():
+        atoms, splits, composed = discrete_profiles.composition_sizes(
+            pair, config.scheme, config.steps, k=config.k, epochs=config.epochs
+        )
+        if max(atoms, composed) > discrete_profiles.MAX_ATOMS or atoms * splits > discrete_profiles.MAX_TERMS:
+            return False
+    return True

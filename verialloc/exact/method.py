@@ -22,6 +22,11 @@ class ExactMethod(Method):
     def estimate(self, query, config, value, options, digits, direction):
         return cost.estimate(query, config, value, digits, direction)
 
+    def serves(self, query: str, ledger) -> bool:
+        """Whether the exact layer has a route for `query` of `ledger` (a Ledger), judged from the configuration
+        alone before any work: the cost model's estimate is then meaningful (method "auto" reads both)."""
+        return cost.serves(query, ledger)
+
     def fewer_digits(self, query, config, value, budget, digits, direction) -> tuple:
         """(parameter, value, advice) when the working digits drive the cost: the most digits that fit."""
         return cost.fewer_digits(query, config, value, budget, digits, direction)

@@ -37,6 +37,8 @@ above, so a RandomizedResponseDpEvent translates under REPLACE_SPECIAL only. REP
 
 from __future__ import annotations
 
+import math
+
 from fractions import Fraction
 
 import attr
@@ -186,10 +188,18 @@ class VerifiedAccountant(PrivacyAccountant):
 
     def get_epsilon(self, target_delta: float) -> float:
         """The certified upper end of ε(δ), rounded up to float64; 0 while nothing has been composed.
-        `target_delta`: a number (or decimal string) in (0, 1)."""
-        if isinstance(self.ledger, dpe.NoOpDpEvent):
-            open_unit("target_delta", target_delta)
+        `target_delta`: a number (or decimal string) >= 0. As dp_accounting's accountants: δ = 0 gives inf (an upper
+        bound of ε(0) for every pair; the Gaussian's is inf) and δ >= 1 gives 0 (δ(0) <= 1 always, and the ε of
+        (ε, δ)-DP is >= 0); a negative δ is refused."""
+        delta = real("target_delta", target_delta)
+        if delta < 0:
+            raise InvalidParameter(
+                "target_delta", abbreviated(target_delta), "must be >= 0 (0 gives inf, >= 1 gives 0, as dp_accounting)"
+            )
+        if isinstance(self.ledger, dpe.NoOpDpEvent) or delta >= 1:
             return 0.0
+        if delta == 0:
+            return math.inf
         return float_up(self.get_epsilon_bracket(target_delta).upper)
 
     def get_delta(self, target_epsilon: float) -> float:

@@ -11,6 +11,7 @@ so a loose but valid bound passes and only an unsound one fails.
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 from decimal import Decimal
@@ -154,12 +155,37 @@ def accountant_of(fn):
     return fn
 
 
+def call_accountant(fn, config, given: str, value, direction: str, kwargs: dict):
+    """fn(config, <given>=value, direction=direction, **kwargs), passing `direction=` only when fn accepts it (an
+    accountant without the argument answers for its own direction and is judged against `direction`); a keyword fn
+    does not accept raises InvalidParameter naming the signature it needs, before fn runs."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # a builtin or C callable without a signature: called as documented
+        return fn(config, **{given: value}, direction=direction, **kwargs)
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return fn(config, **{given: value}, direction=direction, **kwargs)
+    names = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    missing = [k for k in (given, *kwargs) if k not in names]
+    if missing:
+        raise InvalidParameter(
+            "fn",
+            _name(fn),
+            f"its signature {_name(fn)}{inspect.signature(fn)} takes no keyword {', '.join(missing)}: the "
+            f"accountant is called as fn(config, {given}=..., direction=... (passed when fn takes it)"
+            + "".join(f", {k}=..." for k in kwargs)
+            + ")",
+        )
+    extra = {"direction": direction} if "direction" in names else {}
+    return fn(config, **{given: value}, **extra, **kwargs)
+
+
 def _check(claim: str, fn, config, epsilon, delta, direction, rtol, atol, digits, method, pld_settings, kwargs):
     quantity, value = quantity_of(epsilon, delta)
     given = "epsilon" if quantity == "delta" else "delta"
     if not isinstance(config, Config):
         raise InvalidParameter("config", abbreviated(config), "must be a verialloc.Config")
-    raw = accountant_of(fn)(config, **{given: value}, direction=direction, **kwargs)
+    raw = call_accountant(accountant_of(fn), config, given, value, direction, kwargs)
     claimed, problem = claim_of(raw, quantity)
     if problem is not None:
         raise AssertionError(
@@ -192,8 +218,16 @@ def _check(claim: str, fn, config, epsilon, delta, direction, rtol, atol, digits
         f"unsound {claim} bound: {name} claimed {quantity}({given}={value}) = {shown} as {'an' if claim == 'upper' else 'a'} {claim} bound "
         f"[direction={direction}] for {describe(config)}, but verialloc's reference "
         f"(method '{ref.method}', error_kind '{ref.error_kind}') is {quantity} ∈ [{mp.nstr(ref.lower, 12)}, "
-        f"{mp.nstr(ref.upper, 12)}] (certified {side} {mp.nstr(end, 12)}){gap}"
+        f"{mp.nstr(ref.upper, 12)}] ({_standing(ref)} {side} {mp.nstr(end, 12)}){gap}"
     )
+
+
+def _standing(ref: Bracket) -> str:
+    """How far a reference's end is to be trusted: "certified" for bounds, else what it is (a quadrature's error is
+    estimated, not bounded)."""
+    if ref.error_kind in ("exact", "bound"):
+        return "certified"
+    return {"quadrature": "quadrature estimate of the"}.get(ref.error_kind, f"{ref.error_kind} estimate of the")
 
 
 def claim_of(raw, quantity: str):

@@ -90,12 +90,13 @@ def check_accountant(
     unknown config key, ...) raise InvalidParameter naming the argument before fn runs.
 
     Pass exactly one of `epsilon` (fn returns δ(ε)) or `delta` (fn returns ε(δ)); fn is called once as
-    fn(config, epsilon=… | delta=…, direction=…, **kwargs). `config`: a `verialloc.Config` or a dict of its fields.
+    fn(config, epsilon=… | delta=…, direction=…, **kwargs), `direction=` passed only when fn takes it (a parameter
+    of that name or **kwargs; otherwise its answer is judged against `direction`); a keyword fn does not take is
+    refused (InvalidParameter naming the signature needed) before fn runs. `config`: a `verialloc.Config` or a dict of its fields.
     `method`: "auto" | "exact" | "pld"; `pld_settings` refines the pld reference; `references`: a dict caching
     the references across calls (the fixture's lasts the session); `budget`: seconds the reference may take.
     """
     __tracebackhide__ = True
-    from ..validation import abbreviated
     from . import assertions
 
     config, quantity, value, exact = _inputs(
@@ -114,7 +115,7 @@ def check_accountant(
         budget,
     )
     given = "epsilon" if quantity == "delta" else "delta"
-    raw = fn(config, **{given: value}, direction=direction, **kwargs)
+    raw = assertions.call_accountant(fn, config, given, value, direction, kwargs)
     claimed, returned = assertions.claim_of(raw, quantity)
     if returned is not None:
         raise AssertionError(
@@ -137,7 +138,7 @@ def check_accountant(
     ref = cache[key]
     kind = "an estimate" if claim == "estimate" else f"a{'n' * (claim == 'upper')} {claim} bound"
     query = (
-        f"{_name(fn)} claimed {quantity}({given}={value}) = {abbreviated(raw, 80)} as {kind} [direction={direction}] "
+        f"{_name(fn)} claimed {quantity}({given}={value}) = {_claim_text(raw)} as {kind} [direction={direction}] "
         f"for {assertions.describe(config)}"
     )
     if claim == "estimate":
@@ -162,6 +163,15 @@ def check_accountant(
     if max_loose is not None:
         _judge_looseness(claimed, ref, claim, max_loose, query)
     return ref
+
+
+def _claim_text(raw) -> str:
+    """A returned number as its value reads (numpy's np.float64(0.16) as 0.16), anything else as its repr, cut."""
+    from ..validation import abbreviated
+
+    if isinstance(raw, numbers.Real) and not isinstance(raw, (bool, numbers.Integral)):
+        return abbreviated(str(raw), 80)
+    return abbreviated(raw, 80)
 
 
 def _finite_non_negative(x) -> bool:

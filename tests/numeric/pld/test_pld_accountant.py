@@ -249,7 +249,10 @@ def test_cli_pld_knobs_rejected_for_exact(capsys):
     from verialloc.cli import main
 
     assert (
-        main(["delta", "--mechanism", "gaussian", "--sigma", "1", "--steps", "1", "--epsilon", "1", "--tail", "1e-9"])
+        main(
+            ["delta", "--mechanism", "gaussian", "--sigma", "1", "--steps", "1", "--epsilon", "1", "--tail", "1e-9"]
+            + ["--method", "exact"]
+        )
         == 2
     )
     assert "tail" in capsys.readouterr().err

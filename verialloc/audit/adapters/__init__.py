@@ -42,7 +42,8 @@ class NotInstalled(UnsupportedRequest):
     """The accountant's library is not importable."""
 
     def __init__(self, accountant: str, package: str):
-        super().__init__("accountant", accountant, f"needs {package}, not installed (pip install 'verialloc[audit]')")
+        extra = "audit-random-allocation" if package == "random-allocation" else "audit"
+        super().__init__("accountant", accountant, f"needs {package}, not installed (pip install 'verialloc[{extra}]')")
 
 
 @dataclass(frozen=True)

@@ -116,9 +116,11 @@ def _certify(case: Case, claim: Fraction, budget: float) -> dict:
     )
     cert = certify(case.config(), made, case.direction, budget)
     kinds = {getattr(s, "error_kind", "bound") for s in cert.steps}
+    # a floored ε bracket is of max(ε(δ), 0): as a bracket of ε(δ) its lower end 0 says nothing (ε(δ) may be < 0)
+    lower = mp.mpf("-inf") if cert.floored and cert.lower == 0 else cert.lower
     return {
         "status": "ok",
-        "lower": _exact_mpf(cert.lower),
+        "lower": _exact_mpf(lower),
         "upper": _exact_mpf(cert.upper),
         "verdict": cert.verdict,
         "error_kind": "quadrature" if "quadrature" in kinds else "bound",

@@ -22,7 +22,8 @@ from .checks import CERTIFY_BUDGET, certify_claim, count_checks, execute, judge,
 
 #: address-space limit of the worker (a method asking for more raises MemoryError: reported as a crash)
 WORKER_MEMORY = 4 << 30
-ALL_METHODS = tuple(registry.METHODS)
+#: the methods fuzzed by default: every registered one but those that choose another (auto runs exact or best)
+ALL_METHODS = tuple(name for name, m in registry.METHODS.items() if not m.chooses)
 #: cases drawn per hypothesis run; runs take the families in turn (one sampled_from over the families draws
 #: some of them far more often than others over a long run)
 SLICE = 8
