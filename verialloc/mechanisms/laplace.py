@@ -94,7 +94,7 @@ class Laplace(ContinuousMechanism):
     def loss_statistics(self) -> LossStatistics:
         """|ℓ| ≤ ε0 = 1/b: mean and variance at most ε0 and ε0², span 2ε0, χ² ≤ e^{2ε0} − 1."""
         e0 = 1 / float(self.scale)
-        return LossStatistics(e0, e0**2, 2 * e0, math.expm1(min(2 * e0, 700.0)))
+        return LossStatistics(e0, e0 * e0, 2 * e0, math.expm1(min(2 * e0, 700.0)))
 
 
 class LaplaceLoss(LossLaw):

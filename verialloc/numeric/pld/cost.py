@@ -53,7 +53,7 @@ def _loss_stats(config: Config, rate: float | None) -> tuple[float, float, float
     mean, var, span, chi2 = stats.mean, stats.variance, stats.span, stats.chi2
     if rate is None or rate >= 1:
         return mean, var, span
-    return min(rate * mean, rate**2 * chi2 / 2), min(rate * (var + mean**2), rate**2 * chi2), span
+    return min(rate * mean, rate * rate * chi2 / 2), min(rate * (var + mean * mean), rate * rate * chi2), span
 
 
 def estimate(config: Config, settings, allocation_part: bool = True, query: str = "epsilon", value=None) -> Estimate:
