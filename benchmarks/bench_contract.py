@@ -53,14 +53,14 @@ CASES = [
     ),
     (
         "randomized response ε0=1, Poisson t=50",
-        Config(RandomizedResponse(1), scheme="poisson", steps=50),
+        Config(RandomizedResponse(1), scheme="poisson", steps=50, rate="1/50"),
         "epsilon",
         "1e-5",
         "both",
     ),
     (
         "randomized response ε0=1, Poisson t=400",
-        Config(RandomizedResponse(1), scheme="poisson", steps=400),
+        Config(RandomizedResponse(1), scheme="poisson", steps=400, rate="1/400"),
         "epsilon",
         "1e-5",
         "both",

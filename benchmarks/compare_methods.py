@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 
 from verialloc import Config, Gaussian, api
@@ -178,7 +179,7 @@ def _sigma_panel(t: int, delta: float, sigmas: list, with_pld: bool, name: str) 
     methods += ["allocation pld"] if with_pld else []
     rows, cells = [], []
     for s in sigmas:
-        alloc, pois = Config(Gaussian(s), steps=t), Config(Gaussian(s), scheme="poisson", steps=t)
+        alloc, pois = Config(Gaussian(s), steps=t), Config(Gaussian(s), scheme="poisson", steps=t, rate=Fraction(1, t))
         row = [
             query("epsilon", Config(Gaussian(s), steps=1), delta, "both", "exact"),
             query("epsilon", pois, delta, "both", "pld", settings=poisson_settings(1 / t, t, delta)),
@@ -215,7 +216,10 @@ def compare_epochs(quick: bool) -> str:
     methods = ["allocation pld", "allocation rdp", "poisson pld", "poisson rdp"]
     rows, cells = [], []
     for e in epochs:
-        alloc, pois = Config(Gaussian(1), steps=t, epochs=e), Config(Gaussian(1), scheme="poisson", steps=t, epochs=e)
+        alloc, pois = (
+            Config(Gaussian(1), steps=t, epochs=e),
+            Config(Gaussian(1), scheme="poisson", steps=t, epochs=e, rate=Fraction(1, t)),
+        )
         row = [
             query("epsilon", alloc, delta, "both", "pld"),
             query("epsilon", alloc, delta, "remove", "rdp"),
@@ -248,7 +252,10 @@ def compare_steps(quick: bool, sigma: float = 0.3) -> str:
     methods = ["allocation exact", "allocation pld", "allocation rdp", "poisson pld"]
     rows, cells = [], []
     for t in steps:
-        alloc, pois = Config(Gaussian(sigma), steps=t), Config(Gaussian(sigma), scheme="poisson", steps=t)
+        alloc, pois = (
+            Config(Gaussian(sigma), steps=t),
+            Config(Gaussian(sigma), scheme="poisson", steps=t, rate=Fraction(1, t)),
+        )
         row = [
             query("epsilon", alloc, delta, "both", "exact") if t <= 2 else Cell(na="t > 2"),
             query("epsilon", alloc, delta, "both", "pld"),
@@ -281,7 +288,10 @@ def compare_k(quick: bool) -> str:
     methods = ["allocation pld", "allocation rdp", "poisson pld (λ = k/t)", "poisson rdp (λ = k/t)"]
     rows, cells = [], []
     for k in ks:
-        alloc, pois = Config(Gaussian(sigma), steps=t, k=k), Config(Gaussian(sigma), scheme="poisson", steps=t, k=k)
+        alloc, pois = (
+            Config(Gaussian(sigma), steps=t, k=k),
+            Config(Gaussian(sigma), scheme="poisson", steps=t, rate=Fraction(k, t)),
+        )
         row = [
             Cell(na="skipped in --quick") if quick else query("epsilon", alloc, delta, "both", "pld"),
             query("epsilon", alloc, delta, "remove", "rdp"),
@@ -311,7 +321,7 @@ def compare_k(quick: bool) -> str:
 def compare_cross(quick: bool) -> str:
     """[003] Fig. 7, I10: exact δ(ε) of allocation (t = 2, k = 1) and Poisson (λ = 1/2), σ = 1, per direction."""
     epsilons = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0] if quick else [0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0]
-    alloc, pois = Config(Gaussian(1), steps=2), Config(Gaussian(1), scheme="poisson", steps=2)
+    alloc, pois = Config(Gaussian(1), steps=2), Config(Gaussian(1), scheme="poisson", steps=2, rate="1/2")
     columns = [(cfg, d) for d in ("remove", "add") for cfg in (alloc, pois)]
     labels = ["allocation remove", "poisson remove", "allocation add", "poisson add"]
     cells = [[query("delta", cfg, eps, d, "exact") for cfg, d in columns] for eps in epsilons]

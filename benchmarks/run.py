@@ -14,7 +14,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-MODULES = ["bench_rdp_forms", "bench_pld", "bench_poisson", "bench_rows", "bench_rdp_accountant", "bench_contract"]
+MODULES = [
+    "bench_rdp_forms",
+    "bench_pld",
+    "bench_poisson",
+    "bench_rows",
+    "bench_rdp_accountant",
+    "bench_contract",
+    "bench_ledger",
+]
 
 
 def main(names: list[str]) -> None:

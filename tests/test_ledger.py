@@ -214,3 +214,15 @@ def test_poisson_phases_pld_is_below_rdp_and_narrow(delta):
     pld = api.epsilon(POISSON_LEDGER, delta, method="pld")
     rdp = api.epsilon(POISSON_LEDGER, delta, method="rdp", direction="remove")
     assert pld.lower <= rdp.upper and float(pld.upper - pld.lower) <= 1e-3 * float(pld.upper)
+
+
+@pytest.mark.parametrize(
+    "accounted", [POISSON_LEDGER, Config(Gaussian(1), steps=50)], ids=["poisson-ledger", "allocation"]
+)
+def test_one_direction_after_both_reads_the_both_tables_and_equals_a_fresh_query(accounted):
+    acc = api.compile(accounted, method="pld")
+    both = acc.epsilon("1e-6")
+    for d in ("remove", "add"):
+        cached, fresh = acc.epsilon("1e-6", direction=d), api.epsilon(accounted, "1e-6", direction=d, method="pld")
+        assert (cached.lower, cached.upper) == (fresh.lower, fresh.upper)
+        assert cached.upper <= both.upper

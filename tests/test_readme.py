@@ -27,7 +27,9 @@ def test_console_example(capsys, command, expected):
     shown = (captured.out + captured.err).rstrip("\n")
     pattern = ".*?".join(re.escape(part) for part in expected.split("..."))
     assert re.fullmatch(pattern, shown, flags=re.S), shown
-    assert status == (2 if "error:" in expected else 0)
+    verdict = re.search(r"^verdict: (\w+)$", expected, flags=re.M)
+    codes = {"CERTIFIED": 0, "REFUTED": 4, "INCONCLUSIVE": 5}  # docs/cli.md, "Exit codes"
+    assert status == (2 if "error:" in expected else codes[verdict.group(1)] if verdict else 0)
 
 
 def test_python_examples():

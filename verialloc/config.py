@@ -16,7 +16,8 @@ SCHEMES = ("allocation", "poisson")
 class Config:
     """`steps` t, allocations per element `k` (F11), `epochs` E (composition, F21/F48) and Poisson `rate` λ.
 
-    For Poisson the rate defaults to k/steps; for allocation `rate` must be left unset.
+    Poisson needs its rate (never guessed) and keeps k = 1 (each element joins each step with probability λ; k
+    belongs to allocation); allocation leaves `rate` unset.
     """
 
     mechanism: Mechanism
@@ -40,8 +41,18 @@ class Config:
         if self.scheme == "allocation" and self.rate is not None:
             raise InvalidParameter("rate", self.rate, "applies only to scheme=poisson (allocation has no rate)")
         if self.scheme == "poisson":
-            lam = Fraction(self.k, steps) if self.rate is None else check_rate("rate", self.rate)
-            object.__setattr__(self, "rate", lam)
+            if self.rate is None:
+                raise InvalidParameter(
+                    "rate", "(missing)", "must be given for scheme poisson: a sampling probability in (0, 1]"
+                )
+            if self.k != 1:
+                raise InvalidParameter(
+                    "k",
+                    self.k,
+                    "applies only to scheme allocation (each element in k of the steps); with scheme poisson an "
+                    "element joins each step with probability rate: leave k at 1",
+                )
+            object.__setattr__(self, "rate", check_rate("rate", self.rate))
 
     def as_dict(self) -> dict:
         """Echo of the inputs, as strings where exactness matters."""

@@ -111,3 +111,16 @@ def test_no_row_is_an_error_not_an_empty_ok_table(fakes, monkeypatch):
     monkeypatch.setattr("verialloc.audit.runner.audit", lambda *args, **kwargs: [])
     with pytest.raises(UnsupportedRequest, match="none of them serves these entries"):
         run(["--mechanism", "gaussian", "--sigma", "1", "--steps", "100", "--delta", "1e-5"])
+
+
+@pytest.mark.parametrize(
+    "accountants, status",
+    [("fake.correct", 0), ("fake.correct,fake.loose,fake.nan", 0), ("fake.correct,fake.optimistic", 4)],
+)
+def test_audit_exit_status_is_nonzero_with_an_unsafe_row(fakes, capsys, accountants, status):
+    """A CI job running `verialloc audit` fails when an accountant's bound is on the wrong side of the certified
+    bracket (UNSAFE, status 4); LOOSE and ERROR rows alone keep 0 (docs/cli.md, "Exit codes")."""
+    from verialloc.cli import main
+
+    assert main(["audit", "--accountants", accountants, "--entries", "gauss-s1-d1e-15", "--json"]) == status
+    assert json.loads(capsys.readouterr().out)["rows"]

@@ -14,17 +14,28 @@ from verialloc.mechanisms import DiscretePair
 
 DIRECTIONS = ("remove", "add", "both")
 
+
+def rate_of(scheme, steps):
+    """Poisson needs its rate given: one expected step per element (1/t), as allocation's k = 1."""
+    return Fraction(1, steps) if scheme == "poisson" else None
+
+
 #: binary randomized response up to t = 1000; a three-atom pair up to t = 60 (its exact enumeration grows as t²)
 finite_configs = st.one_of(
     st.builds(
-        lambda eps0, steps, scheme: Config(RandomizedResponse(eps0), scheme=scheme, steps=steps),
+        lambda eps0, steps, scheme: Config(
+            RandomizedResponse(eps0), scheme=scheme, steps=steps, rate=rate_of(scheme, steps)
+        ),
         st.sampled_from(["0.3", "1", "2"]),
         st.sampled_from([1, 2, 7, 100, 1000]),
         st.sampled_from(["allocation", "poisson"]),
     ),
     st.builds(
         lambda steps, scheme: Config(
-            DiscretePair(["0.5", "0.3", "0.2"], ["0.2", "0.3", "0.5"]), scheme=scheme, steps=steps
+            DiscretePair(["0.5", "0.3", "0.2"], ["0.2", "0.3", "0.5"]),
+            scheme=scheme,
+            steps=steps,
+            rate=rate_of(scheme, steps),
         ),
         st.sampled_from([1, 3, 60]),
         st.sampled_from(["allocation", "poisson"]),

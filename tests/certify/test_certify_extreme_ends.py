@@ -17,11 +17,16 @@ from verialloc.formatting import decimal
 from verialloc.certify.verdict import compare, decide
 
 
+#: certify's exit status by verdict (docs/cli.md, "Exit codes")
+STATUS = {"certified": 0, "refuted": 4, "inconclusive": 5}
+
+
 def run_json(capsys, *argv):
     status = cli.main(["certify", *argv, "--json"])
     captured = capsys.readouterr()
-    assert status == 0, captured.err
-    return json.loads(captured.out)
+    out = json.loads(captured.out)
+    assert status == STATUS[out["verdict"]], captured.err
+    return out
 
 
 def exponent(text: str) -> int:
@@ -67,7 +72,7 @@ def test_epsilon_beyond_float64_is_refuted_with_its_bracket(capsys):
         ]
     )
     text = capsys.readouterr().out
-    assert status == 0 and f"certified epsilon: [{out['lower']}, {out['upper']}]" in text and "REFUTED" in text
+    assert status == 4 and f"certified epsilon: [{out['lower']}, {out['upper']}]" in text and "REFUTED" in text
 
 
 def test_delta_below_float64_is_refuted_without_expanding_it(capsys):
@@ -155,7 +160,7 @@ def test_report_of_a_configuration_no_pld_table_represents(capsys, tmp_path):
         ]
     )
     capsys.readouterr()
-    assert status == 0
+    assert status == 4  # refuted
     text = report.read_text()
     assert "REFUTED" in text and "No profile plot" in text and "sigma=" in text
     assert not report.with_suffix(".png").exists()

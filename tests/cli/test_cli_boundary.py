@@ -130,7 +130,7 @@ def test_help_exits_0(capsys):
 
 @pytest.mark.parametrize("where", ["before", "after"])
 def test_debug_prints_the_traceback_of_a_user_error(capsys, where):
-    argv = ["delta", *GAUSS1, "--epsilon", "1", "--sigma", "0"]
+    argv = ["delta", "--mechanism", "gaussian", "--steps", "1", "--epsilon", "1", "--sigma", "0"]
     argv = ["--debug", *argv] if where == "before" else [*argv, "--debug"]
     assert main(argv) == 2
     err = capsys.readouterr().err

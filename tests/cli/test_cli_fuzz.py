@@ -115,6 +115,8 @@ KNOWN_SLOW = [
         "2",
         "--scheme",
         "poisson",
+        "--rate",
+        "0.1",
         "--method",
         "rdp",
         "--direction",

@@ -336,7 +336,7 @@ def test_zero_mass_outputs_prune_count_vectors():
 
 
 def test_poisson_ignores_k():
-    """Config passes k alongside a Poisson rate (rate defaults to k/steps there); only the rate matters."""
+    """The scheme pair of Poisson is the rate's alone: a k passed alongside is not used (Config refuses k != 1)."""
     rr = RandomizedResponse(1)
     with mp.workdps(30):
         a = scheme_pair(rr, "poisson", 4, k=3, rate="3/4").delta("0.1")

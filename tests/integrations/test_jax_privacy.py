@@ -10,7 +10,7 @@ import pytest
 
 from verialloc import Config, Gaussian, api
 from verialloc.errors import InvalidParameter, UnsupportedRequest
-from verialloc.integrations.jax_privacy import SIGMA_DIGITS, config_from_jax_privacy
+from verialloc.integrations.jax_privacy import SIGMA_DIGITS, from_jax_privacy
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,11 +52,11 @@ TABLE = [
 
 @pytest.mark.parametrize("strategy, sigma, expected", TABLE)
 def test_translation_table(strategy, sigma, expected):
-    assert config_from_jax_privacy(strategy, sigma) == expected
+    assert from_jax_privacy(strategy, sigma) == expected
 
 
 def test_irrational_noise_is_rounded_down_to_sigma_digits():
-    sigma = config_from_jax_privacy(BallsInBinsSampling(300, 100), 1).mechanism.sigma
+    sigma = from_jax_privacy(BallsInBinsSampling(300, 100), 1).mechanism.sigma
     ulp = Fraction(1, 10**SIGMA_DIGITS)  # 1/√3 < 1: the last of SIGMA_DIGITS digits is 10^-SIGMA_DIGITS
     assert 3 * sigma**2 < 1 < 3 * (sigma + ulp) ** 2  # sigma <= 1/√3 < sigma + ulp, exactly
     assert sigma == Fraction("0.577350269189625764509148780501")
@@ -83,7 +83,7 @@ def test_irrational_noise_is_rounded_down_to_sigma_digits():
 )
 def test_refusals_name_the_field(strategy, sigma, error, name):
     with pytest.raises(error, match=name.replace(".", r"\.")):
-        config_from_jax_privacy(strategy, sigma)
+        from_jax_privacy(strategy, sigma)
 
 
 def balls_in_bins_delta(sigma, bins: int, cycles: int, eps) -> mp.mpf:
@@ -107,7 +107,7 @@ def balls_in_bins_delta(sigma, bins: int, cycles: int, eps) -> mp.mpf:
 
 @pytest.mark.parametrize("sigma, cycles, eps", [(2, 4, 1), (1, 3, "0.5"), ("0.8", 1, 2)])
 def test_balls_in_bins_against_jax_privacys_dominating_pair(sigma, cycles, eps):
-    config = config_from_jax_privacy(BallsInBinsSampling(2 * cycles, 2), sigma)
+    config = from_jax_privacy(BallsInBinsSampling(2 * cycles, 2), sigma)
     ours = api.delta(config, eps, direction="remove", method="exact", digits=20)
     with mp.workdps(30):
         ref = balls_in_bins_delta(Fraction(str(sigma)), 2, cycles, Fraction(eps))
@@ -116,7 +116,7 @@ def test_balls_in_bins_against_jax_privacys_dominating_pair(sigma, cycles, eps):
 
 def test_balls_in_bins_is_not_verialloc_epochs():
     """A fixed bin over E cycles (jax_privacy) is less private than a bin redrawn per epoch (verialloc epochs=E)."""
-    fixed = api.delta(config_from_jax_privacy(BallsInBinsSampling(4, 2), 1), 1, direction="remove", method="exact")
+    fixed = api.delta(from_jax_privacy(BallsInBinsSampling(4, 2), 1), 1, direction="remove", method="exact")
     redrawn = api.delta(Config(Gaussian(1), steps=2, epochs=2), 1, direction="remove", method="pld")
     assert fixed.lower > redrawn.upper
 
@@ -129,4 +129,32 @@ def test_cyclic_poisson_is_jax_privacys_own_event():
 
     event = dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(0.8)), -(-1001 // 4))
     strategy = CyclicPoissonSampling(0.01, 1001, cycle_length=4)
-    assert config_from_jax_privacy(strategy, 0.8) == from_dp_event(event)
+    assert from_jax_privacy(strategy, 0.8) == from_dp_event(event)
+
+
+def gaussian_delta(mu, eps):
+    """δ(ε) of N(μ, 1) vs N(0, 1) (F-closed form of the Gaussian mechanism), in mpmath."""
+    return mp.ncdf(-eps / mu + mu / 2) - mp.exp(eps) * mp.ncdf(-eps / mu - mu / 2)
+
+
+@pytest.mark.parametrize("eps", ["0.5", 2])
+def test_a_plan_of_full_batch_phases_is_one_gaussian_whose_mu_squared_adds(eps):
+    """Phases: 5 full-batch rounds at σ = 0.8, then 3 at σ = 2 (BallsInBins with cycle_length 1): μ² = 5/0.64 + 3/4."""
+    plan = [(BallsInBinsSampling(5, 1), "0.8"), (BallsInBinsSampling(3, 1), 2)]
+    ledger = from_jax_privacy(plan)
+    assert len(ledger.events) == 2
+    ours = api.delta(ledger, eps, direction="remove", method="exact", digits=20)
+    with mp.workdps(30):
+        ref = gaussian_delta(mp.sqrt(mp.mpf(5) / mp.mpf("0.64") + mp.mpf(3) / 4), mp.mpf(eps))
+    assert mp.almosteq(ours.lower, ref, rel_eps=1e-18), (ours, ref)  # exact: correct to the 20 digits asked
+
+
+def test_a_plan_is_the_ledger_of_its_phases_translated_one_by_one():
+    plan = [(BallsInBinsSampling(400, 100), 1.0), (CyclicPoissonSampling(0.01, 1000), 1.0)]
+    assert from_jax_privacy(plan).events == tuple(from_jax_privacy(s, sigma) for s, sigma in plan)
+
+
+@pytest.mark.parametrize("plan", [[], "plan", [(BallsInBinsSampling(4, 2),)], [BallsInBinsSampling(4, 2)]])
+def test_a_malformed_plan_is_refused_naming_it(plan):
+    with pytest.raises(InvalidParameter, match="noise_multiplier|phases"):
+        from_jax_privacy(plan)

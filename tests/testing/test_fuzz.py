@@ -44,7 +44,7 @@ def test_case_round_trips_through_json_and_text():
         (Fraction(1, 2), Fraction(1, 2)),
         "poisson",
         7,
-        2,
+        1,
         3,
         Fraction(1, 8),
         "delta",

@@ -3,6 +3,8 @@
 The table's format, its reading and the results file (resume included) are io.batch_files'. Here: each row is
 certified (`certify_row`, on the chosen executor); a row whose values are invalid runs anyway: it gets verdict
 "error" and a one-line reason, and the batch goes on; results are appended as rows finish (in order of completion).
+The summary counts the verdicts of this run (`verdicts`) and of every row of the table as --out holds it (`table`,
+rows done by an earlier run included): an error row there raises RowErrors at the end, so a resumed run still says so.
 """
 
 from __future__ import annotations
@@ -130,7 +132,7 @@ def run_batch(
     _check_same_inputs(tasks, results, out)
     todo = [t for t in tasks if t["key"] not in results.done]
     counts = dict.fromkeys(("certified", "refuted", "inconclusive", "error"), 0)
-    first_error = None
+    rows = dict(results.done)
     start = time.perf_counter()
     with results:
         for n, (i, row) in enumerate(
@@ -138,10 +140,16 @@ def run_batch(
         ):
             results.write(row)
             counts[row["verdict"]] += 1
-            if row["verdict"] == "error" and first_error is None:
-                first_error = f"line {todo[i]['line']} (id {row['id']}): {row['error']}"
+            rows[row["id"]] = row
             if progress:
                 progress(f"{n}/{len(todo)} rows, {row['id']}: {row['verdict']}")
+    table = dict.fromkeys(counts, 0)  # every row of the input as --out now holds it (rows skipped as done too)
+    first_error = None
+    for task in tasks:
+        row = rows[task["key"]]
+        table[row["verdict"]] += 1
+        if row["verdict"] == "error" and first_error is None:
+            first_error = f"line {task['line']} (id {row['id']}): {row['error']}"
     summary = {
         "command": "certify",
         "batch": str(path),
@@ -151,11 +159,12 @@ def run_batch(
         "skipped": len(tasks) - len(todo),
         "computed": len(todo),
         "verdicts": counts,
+        "table": table,
         "seconds": round(time.perf_counter() - start, 3),
     }
-    if counts["error"]:
+    if table["error"]:
         raise RowErrors(
-            f"{counts['error']} of {len(todo)} rows have verdict error (reasons in the error column of "
+            f"{table['error']} of {len(tasks)} rows have verdict error (reasons in the error column of "
             f"{out}; the other rows are written); first: {first_error}"
         )
     return summary

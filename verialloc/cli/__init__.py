@@ -4,6 +4,8 @@
 `main` is the one error boundary: bad input (a VeriallocError) exits with status 2 and one line naming the
 parameter and its valid range; anything else is a bug and exits with status 3 and one line pointing to `--debug`
 (which prints the traceback). Ctrl-C exits 130 with one line; a closed stdout pipe (`| head`) exits 141 quietly.
+A subcommand whose answer is a verdict sets `status(out)` (certify: 4 refuted, 5 inconclusive; audit: 4 with an
+UNSAFE row; docs/cli.md, "Exit codes").
 """
 
 from __future__ import annotations
@@ -17,11 +19,18 @@ import warnings
 from ..errors import InternalError, VeriallocError
 from ..formatting import dumps
 from . import audit, certify, demo, fuzz, query, stability
-from .common import Parser, close_progress, subcommand_parsers
+from .common import (
+    BROKEN_PIPE,
+    INTERNAL_ERROR,
+    INTERRUPTED,
+    OK,
+    USER_ERROR,
+    Parser,
+    close_progress,
+    subcommand_parsers,
+)
 
 SUBCOMMANDS = (query, certify, audit, stability, demo, fuzz)
-#: exit statuses
-OK, USER_ERROR, INTERNAL_ERROR, INTERRUPTED, BROKEN_PIPE = 0, 2, 3, 130, 141
 #: a value token that argparse would take for an option: -1e-5, -.5, -1/3, -2,3, -inf, -nan
 _NEGATIVE_VALUE = re.compile(r"^-(\d|\.\d|inf|nan)", re.IGNORECASE)
 
@@ -134,7 +143,7 @@ def _execute(argv: list[str]) -> int:
     if text:
         sys.stdout.write(text + "\n")
     sys.stdout.flush()  # a closed pipe shows up here, inside the error boundary
-    return OK
+    return args.status(out) if hasattr(args, "status") else OK
 
 
 def _internal(debug: bool, exc: BaseException) -> int:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..errors import InvalidParameter, UnsupportedRequest
 from ..validation import as_float, nonnegative, open_unit, positive
-from .common import add_config_flags, config_from_args, progress_bar
+from .common import OK, REFUTED, add_config_flags, config_from_args, progress_bar, spellings
 from .executors import add_executor_flags, executor_args
 
 
@@ -34,12 +34,12 @@ def register(sub) -> None:
     p.add_argument("--markdown", metavar="FILE", help="also write the report as a Markdown table to FILE")
     p.add_argument("--list", action="store_true", help="list accountants (installed or not) and golden entries")
     add_config_flags(p, steps_required=False)
-    p.add_argument("--delta", help="with a configuration: target δ of the ε query")
-    p.add_argument("--epsilon", help="with a configuration: target ε of the δ query")
+    p.add_argument(*spellings("delta"), help="with a configuration: target δ of the ε query")
+    p.add_argument(*spellings("epsilon"), help="with a configuration: target ε of the δ query")
     p.add_argument("--method", default="pld", help="with a configuration: certifying method pld | exact")
     add_executor_flags(p, "accountant calls")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(run=run, render=render)
+    p.set_defaults(run=run, render=render, status=status)
 
 
 def _accountants(args) -> list:
@@ -157,6 +157,12 @@ def run(args) -> dict:
         with open(args.markdown, "w") as fh:
             fh.write(report.to_markdown(out["rows"]))
     return out
+
+
+def status(out: dict) -> int:
+    """4 when a row is UNSAFE (a library's bound on the wrong side of the certified bracket: its claim is refuted),
+    else 0 (docs/cli.md, "Exit codes")."""
+    return REFUTED if any(row["flag"] == "UNSAFE" for row in out.get("rows", ())) else OK
 
 
 def render(out: dict) -> str:

@@ -26,7 +26,17 @@ from ..validation import abbreviated, integer
 from ..config import Config
 from ..mechanisms import Gaussian
 from ..integrations.opacus import from_opacus_history
-from .common import CONFIG_DEFAULTS, CONFIG_FLAGS, add_config_flags, config_from_args, progress_bar
+from .common import (
+    CONFIG_DEFAULTS,
+    CONFIG_FLAGS,
+    INCONCLUSIVE,
+    OK,
+    REFUTED,
+    add_config_flags,
+    config_from_args,
+    progress_bar,
+    spellings,
+)
 from .executors import add_executor_flags, executor_args
 
 
@@ -37,9 +47,9 @@ def register(sub) -> None:
         description="Certified bracket of the true ε(δ) or δ(ε) and a verdict on the claim.",
     )
     _common(p)
-    p.add_argument("--delta", help="target δ in (0, 1) (with --claimed-epsilon)")
+    p.add_argument(*spellings("delta"), help="target δ in (0, 1) (with --claimed-epsilon)")
     p.add_argument("--claimed-epsilon", help="claimed ε >= 0 at --delta")
-    p.add_argument("--epsilon", help="target ε (with --claimed-delta)")
+    p.add_argument(*spellings("epsilon"), help="target ε (with --claimed-delta)")
     p.add_argument("--claimed-delta", help="claimed δ in [0, 1) at --epsilon")
     p.add_argument("--budget", default=str(DEFAULT_BUDGET), help=f"seconds of refinement (default {DEFAULT_BUDGET})")
     p.add_argument(
@@ -72,7 +82,7 @@ def register(sub) -> None:
         help="with --batch: results .csv or .jsonl, appended row by row; rows already in it are skipped (resume)",
     )
     add_executor_flags(p, "rows of --batch")
-    p.set_defaults(run=run_certify, render=render_certify)
+    p.set_defaults(run=run_certify, render=render_certify, status=certify_status)
 
     c = sub.add_parser(
         "calibrate",
@@ -81,7 +91,7 @@ def register(sub) -> None:
     )
     _common(c)
     c.add_argument("--target-epsilon", required=True, help="target ε > 0")
-    c.add_argument("--delta", required=True, help="δ in (0, 1)")
+    c.add_argument(*spellings("delta"), required=True, help="δ in (0, 1)")
     c.add_argument("--tolerance", default=DEFAULT_TOLERANCE, help=f"relative σ tolerance (default {DEFAULT_TOLERANCE})")
     c.add_argument("--budget", default=str(CALIBRATE_BUDGET), help=f"seconds in total (default {CALIBRATE_BUDGET})")
     c.set_defaults(run=run_calibrate, render=render_calibration)
@@ -179,15 +189,29 @@ def _run_batch(args) -> dict:
     )
 
 
+def certify_status(out: dict) -> int:
+    """The exit status of a verdict (docs/cli.md, "Exit codes"): 0 certified, 4 refuted, 5 inconclusive; a batch's
+    is that of its worst row over the whole table (refuted before inconclusive; rows with verdict error have
+    already ended it with status 2)."""
+    verdicts = out["table"] if "batch" in out else {out["verdict"]: 1}
+    if verdicts.get("refuted"):
+        return REFUTED
+    return INCONCLUSIVE if verdicts.get("inconclusive") else OK
+
+
 def render_certify(out: dict) -> str:
     """One claim: the certificate (render_text); a batch: its summary."""
     if "batch" not in out:
         return render_text(out)
-    counts = ", ".join(f"{n} {v}" for v, n in out["verdicts"].items())
-    return (
+    counts = lambda verdicts: ", ".join(f"{n} {v}" for v, n in verdicts.items())  # noqa: E731
+    lines = [
         f"certify batch {out['batch']} -> {out['out']}: {out['rows']} rows, {out['skipped']} already there, "
-        f"{out['computed']} computed in {out['seconds']:.1f} s (executor {out['executor']})\n  {counts}"
-    )
+        f"{out['computed']} computed in {out['seconds']:.1f} s (executor {out['executor']})",
+        f"  {counts(out['verdicts'])}",
+    ]
+    if out["skipped"]:
+        lines.append(f"  the whole table: {counts(out['table'])}")
+    return "\n".join(lines)
 
 
 def _digits(value) -> int:

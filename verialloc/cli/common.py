@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 import time
 
@@ -17,14 +18,69 @@ from ..result import Bracket
 CONFIG_FLAGS = config_file.KEYS
 CONFIG_DEFAULTS = {"scheme": "allocation", "k": "1", "epochs": "1"}
 DEFAULT_DIGITS = 12
+#: exit statuses (docs/cli.md, "Exit codes"): 1 is never used by verialloc itself
+OK, USER_ERROR, INTERNAL_ERROR, REFUTED, INCONCLUSIVE, INTERRUPTED, BROKEN_PIPE = 0, 2, 3, 4, 5, 130, 141
+#: other libraries' names for verialloc's flags (dp_accounting, opacus), accepted as aliases of the same flag; a
+#: mechanism's parameter declares its own (`Mechanism.parameter_aliases`: --noise-multiplier for --sigma)
+FLAG_ALIASES = {
+    "steps": ("num-steps",),
+    "rate": ("sample-rate", "sampling-probability"),
+    "delta": ("target-delta",),
+    "epsilon": ("target-epsilon",),
+}
+
+
+def spellings(name: str, aliases=()) -> list[str]:
+    """`--name` and its aliases (FLAG_ALIASES and `aliases`), for add_argument (the destination stays `name`)."""
+    return [f"--{name}", *(f"--{a}" for a in dict.fromkeys((*FLAG_ALIASES.get(name, ()), *aliases)))]
+
+
+class StoreOnce(argparse._StoreAction):
+    """argparse's `store`, refusing a second value for the same flag (argparse keeps the last one silently, while a
+    configuration file refuses a repeated key); an alias is the same flag."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault("_given_flags", {})
+        if self.dest in given:
+            raise InvalidParameter(
+                self.dest.replace("_", "-"),
+                abbreviated(values),
+                f"given more than once ({given[self.dest]}, then {option_string} {abbreviated(values)}): give it once",
+            )
+        given[self.dest] = f"{option_string} {abbreviated(values)}"
+        super().__call__(parser, namespace, values, option_string)
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (exit 2 through the CLI's error boundary, no usage dump)."""
+    """argparse with one-line errors (exit 2 through the CLI's error boundary, no usage dump), flags that take a
+    value given at most once (StoreOnce), and the closest flag suggested for an unknown one."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.register("action", None, StoreOnce)
+        self.register("action", "store", StoreOnce)
 
     def parse_args(self, args=None, namespace=None):
-        """Parse, then read `--config FILE` into the configuration flags (apply_config_file)."""
-        return apply_config_file(super().parse_args(args, namespace))
+        """Parse (an unknown flag is refused naming the closest known one), then read `--config FILE` into the
+        configuration flags (apply_config_file)."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            raise UsageError(self._unrecognized(extras, getattr(parsed, "command", None)))
+        if hasattr(parsed, "_given_flags"):
+            del parsed._given_flags
+        return apply_config_file(parsed)
+
+    def _unrecognized(self, extras: list[str], command) -> str:
+        """`unrecognized argument --foo; did you mean --bar?` naming the first unknown flag (or token) and the
+        closest flag of the subcommand it was given to."""
+        flags = [t for t in extras if t.startswith("-")]
+        token = (flags or extras)[0]
+        parser = subcommand_parsers(self).get(command, self)
+        known = sorted(s for s in parser._option_string_actions if s.startswith("--"))
+        close = difflib.get_close_matches(token.split("=", 1)[0], known, n=1, cutoff=0.6) if flags else []
+        where = f"`{parser.prog} --help`"
+        hint = f"; did you mean {close[0]}? (see {where})" if close else f" (see {where})"
+        return f"unrecognized argument {abbreviated(token)}{hint}"
 
     def error(self, message):
         message = " ".join(str(message).split())
@@ -60,15 +116,16 @@ def add_config_flags(p: argparse.ArgumentParser, *, steps_required: bool = True)
     )
     p.add_argument("--mechanism", help="|".join(MECHANISMS) + f" ({need})")
     for parameter in PARAMETERS:  # each mechanism's one parameter (mechanisms.registry), each flag once
+        mechanisms = [MECHANISMS[name] for name in owners(parameter)]
         p.add_argument(
-            f"--{parameter}",
-            help="; ".join(dict.fromkeys(MECHANISMS[name].parameter_help for name in owners(parameter))),
+            *spellings(parameter, (a for m in mechanisms for a in m.parameter_aliases)),
+            help="; ".join(dict.fromkeys(m.parameter_help for m in mechanisms)),
         )
     p.add_argument("--scheme", help="allocation | poisson (default allocation)")
-    p.add_argument("--steps", help=f"number of steps t >= 1 ({need})")
-    p.add_argument("--k", help="steps per element (allocation), 1 <= k <= steps (default 1)")
+    p.add_argument(*spellings("steps"), help=f"number of steps t >= 1 ({need})")
+    p.add_argument("--k", help="steps per element (allocation only), 1 <= k <= steps (default 1)")
     p.add_argument("--epochs", help="number of epochs (compositions) >= 1 (default 1)")
-    p.add_argument("--rate", help="Poisson rate λ in (0, 1] (default k/steps)")
+    p.add_argument(*spellings("rate"), help="Poisson sampling probability λ in (0, 1] (required with --scheme poisson)")
 
 
 def apply_config_file(args):

@@ -18,7 +18,7 @@ from .. import api, registry
 from ..formatting import decimal, describe, describe_events
 from ..errors import InvalidParameter
 from ..validation import abbreviated, digits as check_digits, to_fraction
-from .common import DEFAULT_DIGITS, add_config_flags, bracket_json, config_from_args, progress_bar
+from .common import DEFAULT_DIGITS, add_config_flags, bracket_json, config_from_args, progress_bar, spellings
 
 
 def register(sub) -> None:
@@ -33,9 +33,9 @@ def register(sub) -> None:
             orders = "; ".join(f"{m.name}: {m.orders}" for m in registry.METHODS.values() if m.orders)
             p.add_argument("--alpha", required=True, help=f"Rényi order ({orders})")
         elif name == "delta":
-            p.add_argument("--epsilon", required=True, help="ε at which to evaluate δ (any real)")
+            p.add_argument(*spellings("epsilon"), required=True, help="ε at which to evaluate δ (any real)")
         else:
-            p.add_argument("--delta", required=True, help="target δ in (0, 1)")
+            p.add_argument(*spellings("delta"), required=True, help="target δ in (0, 1)")
         if name != "rdp":
             p.add_argument("--direction", default="both", help="remove | add | both (max of the two; default)")
         p.add_argument("--method", default="exact", help="accounting method: " + "|".join(registry.METHODS))

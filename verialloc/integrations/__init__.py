@@ -6,6 +6,6 @@
 * `verialloc.integrations.opacus`: an opacus accountant's history (or a saved one) in, a Config and a certificate out
   (`from_opacus_history`, `certify_opacus`); duck-typed, no torch.
 * `verialloc.integrations.jax_privacy`: a jax_privacy batch-selection strategy and its noise multiplier in, a Config
-  out (`config_from_jax_privacy`); duck-typed, no jax.
+  out, a plan of phases in, a Ledger out (`from_jax_privacy`); duck-typed, no jax.
 All three: docs/integrations.md.
 """

@@ -1,5 +1,7 @@
-"""jax_privacy (1.0.0) bridge: a batch-selection strategy and its noise multiplier in, a verialloc Config out.
-Needs no jax: the strategy is read by its field names (duck typing).
+"""jax_privacy (1.0.0) bridge: a batch-selection strategy and its noise multiplier in, a verialloc Config out; a
+training plan of several phases, each a (strategy, noise multiplier) pair, in, a Ledger of the phases out (the
+phases draw their batches independently and run one after the other: their composition, F21). Needs no jax: the
+strategy is read by its field names (duck typing).
 
 Followed: google-deepmind/jax_privacy, `jax_privacy/batch_selection.py` (commit 038827bc46824d7dd42e2bae4053d6a31f9c5db9:
 `BallsInBinsSampling(iterations, cycle_length)`, `CyclicPoissonSampling(sampling_prob, iterations,
@@ -38,7 +40,8 @@ import math
 from fractions import Fraction
 
 from ..config import Config
-from ..errors import UnsupportedRequest
+from ..errors import InvalidParameter, UnsupportedRequest
+from ..ledger import MAX_EVENTS, Ledger
 from ..mechanisms import Gaussian
 from ..validation import integer, positive, rate
 
@@ -46,8 +49,29 @@ from ..validation import integer, positive, rate
 SIGMA_DIGITS = 30
 
 
-def config_from_jax_privacy(strategy, noise_multiplier) -> Config:
-    """The Config of a jax_privacy batch-selection strategy with Gaussian noise multiplier σ (module docstring)."""
+def from_jax_privacy(strategy, noise_multiplier=None) -> Config | Ledger:
+    """The Config of a jax_privacy batch-selection strategy with Gaussian noise multiplier σ (module docstring); a
+    plan `[(strategy, σ), ...]` (noise_multiplier omitted) gives the Ledger composing its phases (F21)."""
+    if noise_multiplier is None:
+        return _plan(strategy)
+    return _phase(strategy, noise_multiplier)
+
+
+def _plan(phases) -> Ledger:
+    if not isinstance(phases, (list, tuple)) or not phases or len(phases) > MAX_EVENTS:
+        raise InvalidParameter(
+            "noise_multiplier",
+            "(missing)",
+            f"must be given with a strategy; or pass a plan: a list of 1 to {MAX_EVENTS} (strategy, noise_multiplier) "
+            "pairs",
+        )
+    for i, phase in enumerate(phases):
+        if not isinstance(phase, (list, tuple)) or len(phase) != 2:
+            raise InvalidParameter(f"phases[{i}]", type(phase).__name__, "must be a (strategy, noise_multiplier) pair")
+    return Ledger.of(*(_phase(strategy, sigma) for strategy, sigma in phases))
+
+
+def _phase(strategy, noise_multiplier) -> Config:
     name = type(strategy).__name__
     sigma = positive("noise_multiplier", noise_multiplier)
     fields = {

@@ -75,6 +75,8 @@ class Mechanism(ABC):
     parameter_help: str
     #: "number" (read exactly from its text) or "json" (an object, inline JSON or a JSON file: io.config_file)
     parameter_kind: str = "number"
+    #: other libraries' names for the parameter, accepted as command-line aliases of `--<parameter>`
+    parameter_aliases: tuple[str, ...] = ()
     #: how to shorten the loss tails, named in a refusal
     milder: str = "a pair with a narrower loss range"
     #: {parameter: (lo, hi)} the float64 methods represent (outside: refused before any work, naming the range)

@@ -27,6 +27,7 @@ class Gaussian(ContinuousMechanism):
     name = "gaussian"
     parameter = "sigma"
     parameter_help = "Gaussian noise multiplier σ > 0"
+    parameter_aliases = ("noise-multiplier",)  # opacus, dp_accounting's DP-SGD helpers
     milder = "a larger sigma"
     float_limits = {"sigma": (Fraction(1, 1000), Fraction(10**8))}
     #: at t = 2 every δ (ε from 0.1 to 4/(2σ²)) and ε(1e-5) probed at σ = 0.003 and below was unresolved, allocation

@@ -112,7 +112,7 @@ def test_epsilon_above_exact_randomized_response(t, k):
 
 def test_unsupported_requests():
     with pytest.raises(UnsupportedRequest):
-        analytic.delta(Config(Gaussian(1), scheme="poisson", steps=10), 1.0, "remove", options=FAST)
+        analytic.delta(Config(Gaussian(1), scheme="poisson", steps=10, rate="1/10"), 1.0, "remove", options=FAST)
     with pytest.raises(UnsupportedRequest):
         analytic.rdp(Config(Gaussian(1), steps=10), 2)
     with pytest.raises(UnsupportedRequest):  # ε < 0 and remove: no analytic bound applies

@@ -146,7 +146,7 @@ def test_seeded_and_reproducible():
     [
         (Config(Laplace(1), steps=2), "mechanism"),
         (Config(Gaussian(1), steps=4, k=2), "k"),
-        (Config(Gaussian(1), scheme="poisson", steps=4), "scheme"),
+        (Config(Gaussian(1), scheme="poisson", steps=4, rate="1/4"), "scheme"),
         (Config(Gaussian(1), steps=4, epochs=2), "epochs"),
     ],
 )

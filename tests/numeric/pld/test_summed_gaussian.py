@@ -52,7 +52,7 @@ def test_improves_the_k_gt_1_lower_bound():
 
 def test_not_applicable_elsewhere():
     assert summed_gaussian.delta_lower(Config(RandomizedResponse(1), steps=10), 1.0) is None
-    assert summed_gaussian.epsilon_lower(Config(Gaussian(1), scheme="poisson", steps=10), 1e-5) is None
+    assert summed_gaussian.epsilon_lower(Config(Gaussian(1), scheme="poisson", steps=10, rate="1/10"), 1e-5) is None
 
 
 # --- the composed-Gaussian UPPER bound (post-processing of the k·E steps an element joins, F8, F13) ------------

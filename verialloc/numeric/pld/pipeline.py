@@ -285,6 +285,9 @@ class Builds:
         if not uses_window(config):  # the window and the tail-accurate floor are the allocation's alone
             epsilon_max, floor = 0.0, None
         key = (config, settings, epsilon_max, floor, direction)
+        both = key[:-1] + ("both",)
+        if both in self._tables:  # a table built for both directions holds each one
+            return self._tables[both]
         if key not in self._tables:
             self._tables[key] = build(
                 config,

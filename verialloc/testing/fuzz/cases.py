@@ -40,7 +40,7 @@ class Case:
     steps: int
     k: int
     epochs: int
-    rate: Fraction | None  # Poisson only (None: the default k/t)
+    rate: Fraction | None  # Poisson only (None for allocation)
     quantity: str  # "delta": value is ε; "epsilon": value is δ
     value: Fraction
     direction: str
@@ -309,9 +309,9 @@ def deltas():
     )
 
 
-def rates():
+def rates(steps: int):
     return st.one_of(
-        st.none(),
+        st.just(Fraction(1, steps)),
         st.just(Fraction(1)),
         st.integers(1, 20).map(lambda j: Fraction(1, 2**j)),
         log_uniform(1e-6, 1),
@@ -337,9 +337,10 @@ def cases(draw, families=FAMILIES, schemes=("allocation", "poisson")):
     k = draw(st.one_of(st.just(1), st.just(steps), st.integers(1, min(steps, 10)), st.integers(1, steps)))
     epochs = draw(st.one_of(st.just(1), st.integers(1, 4), st.integers(1, 100)))
     rate = None
-    if scheme == "poisson":
-        rate = draw(rates())
-        if rate is not None and not 0 < rate <= 1:
+    if scheme == "poisson":  # each element joins each step with probability rate; k belongs to allocation
+        k = 1
+        rate = draw(rates(steps))
+        if not 0 < rate <= 1:
             rate = Fraction(1)
     quantity = draw(st.sampled_from(("epsilon", "delta")))
     value = draw(deltas() if quantity == "epsilon" else epsilons())

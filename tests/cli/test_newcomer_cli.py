@@ -1,0 +1,120 @@
+"""The command line as a dp_accounting / opacus user meets it (issue #30): the names they bring, repeated flags, and
+exit statuses a CI job can act on (docs/cli.md, "Exit codes")."""
+
+import json
+
+import pytest
+
+from verialloc.cli import main
+
+RR = ("--mechanism", "randomized-response", "--eps0", "1", "--steps", "1000")
+#: the exact ε(δ = 1e-6) of RR above is 0.12661448096... (README: certified [0.12661448, 0.12661449])
+INSIDE_THE_EXACT_WIDENING = "0.126614480960878"
+
+
+def status_and_json(capsys, *argv):
+    status = main([*argv, "--json"])
+    captured = capsys.readouterr()
+    return status, (json.loads(captured.out) if captured.out else None), captured.err
+
+
+def error_line(capsys, *argv) -> str:
+    assert main(list(argv)) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err
+    return err
+
+
+# --- repeated flags ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv, flag",
+    [
+        (
+            ("delta", "--mechanism", "gaussian", "--sigma", "1", "--sigma", "2", "--steps", "1", "--epsilon", "1"),
+            "sigma",
+        ),
+        (("epsilon", *RR, "--delta", "1e-6", "--delta=1e-5"), "delta"),
+        (("certify", *RR, "--delta", "1e-6", "--claimed-epsilon", "1", "--claimed-epsilon", "2"), "claimed-epsilon"),
+        (
+            ("delta", "--mechanism", "gaussian", "--sigma", "1", "--steps", "1", "--num-steps", "2", "--epsilon", "1"),
+            "steps",
+        ),
+    ],
+)
+def test_a_repeated_flag_is_refused_naming_it(capsys, argv, flag):
+    """`--sigma 1 --sigma 2` answered for σ = 2 without a word (argparse keeps the last), where a config file
+    refuses a repeated key; an alias and its flag are the same flag."""
+    line = error_line(capsys, *argv)
+    assert line.startswith(f"verialloc: error: {flag}=") and "given more than once" in line
+
+
+# --- the names dp_accounting and opacus users bring ---------------------------------------------------------------
+
+
+def test_dp_accounting_and_opacus_names_are_aliases(capsys):
+    """--noise-multiplier, --num-steps, --sample-rate, --target-delta are --sigma, --steps, --rate, --delta."""
+    ours = status_and_json(
+        capsys,
+        *("epsilon", "--mechanism", "gaussian", "--sigma", "1", "--scheme", "poisson", "--rate", "1"),
+        *("--steps", "2", "--delta", "1e-5", "--method", "exact"),
+    )
+    theirs = status_and_json(
+        capsys,
+        *("epsilon", "--mechanism", "gaussian", "--noise-multiplier", "1", "--scheme", "poisson"),
+        *("--sample-rate", "1", "--num-steps", "2", "--target-delta", "1e-5", "--method", "exact"),
+    )
+    assert ours[0] == theirs[0] == 0 and ours[1] == theirs[1]
+    also = status_and_json(
+        capsys,
+        *("epsilon", "--mechanism", "gaussian", "--sigma", "1", "--scheme", "poisson"),
+        *("--sampling-probability", "1", "--steps", "2", "--delta", "1e-5", "--method", "exact"),
+    )
+    assert also[1] == ours[1]
+    delta = status_and_json(
+        capsys, "delta", "--mechanism", "gaussian", "--sigma", "1", "--steps", "1", "--target-epsilon", "1"
+    )
+    assert delta[0] == 0 and delta[1]["epsilon"] == "1"
+
+
+@pytest.mark.parametrize(
+    "typed, suggested",
+    [("--noise_multiplier", "--noise-multiplier"), ("--epsilons", "--epsilon"), ("--setps", "--steps")],
+)
+def test_an_unknown_flag_gets_the_closest_flag(capsys, typed, suggested):
+    line = error_line(capsys, "delta", "--mechanism", "gaussian", "--sigma", "1", typed, "1", "--epsilon", "1")
+    assert f"unrecognized argument {typed}" in line and f"did you mean {suggested}?" in line
+
+
+# --- exit codes ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "claim, verdict, status",
+    [("0.13", "certified", 0), ("0.1", "refuted", 4), (INSIDE_THE_EXACT_WIDENING, "inconclusive", 5)],
+)
+def test_certify_exit_status_follows_the_verdict(capsys, claim, verdict, status):
+    got, out, _ = status_and_json(capsys, "certify", *RR, "--delta", "1e-6", "--claimed-epsilon", claim)
+    assert out["verdict"] == verdict and got == status
+
+
+def _batch(tmp_path, claims):
+    path = tmp_path / "claims.csv"
+    rows = ["id,mechanism,eps0,steps,delta,claimed_epsilon"]
+    rows += [f"r{i},randomized-response,{eps0},1000,1e-6,{claim}" for i, (eps0, claim) in enumerate(claims)]
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    "claims, status",
+    [
+        ([("1", "0.13")], 0),
+        ([("1", "0.13"), ("1", INSIDE_THE_EXACT_WIDENING)], 5),
+        ([("1", INSIDE_THE_EXACT_WIDENING), ("1", "0.1")], 4),
+        ([("1", "0.1"), ("0", "0.13")], 2),  # eps0 = 0 is bad input: an error row outranks a refuted one
+    ],
+)
+def test_certify_batch_exit_status_is_its_worst_row(capsys, tmp_path, claims, status):
+    assert main(["certify", "--batch", str(_batch(tmp_path, claims)), "--out", str(tmp_path / "out.csv")]) == status
