@@ -159,6 +159,8 @@ class RandomizedResponse(FinitePair):
     parameter = "eps0"
     parameter_help = "randomized-response ε0 > 0"
     milder = "a smaller eps0"
+    #: the losses ±ε0 and the statistics' ε0² in float64 (beyond 1e300 float(ε0) or ε0² overflows)
+    float_limits = {"eps0": (Fraction(0), Fraction(10**300))}
 
     def __init__(self, eps0):
         self.eps0 = positive("eps0", eps0)
@@ -187,7 +189,7 @@ class RandomizedResponse(FinitePair):
     def loss_statistics(self) -> LossStatistics:
         """Losses ±ε0: mean ε0·tanh(ε0/2) under P, variance at most ε0², span 2ε0, χ² ≤ e^{2ε0} − 1."""
         e0 = float(self.eps0)
-        return LossStatistics(e0 * math.tanh(e0 / 2), e0**2, 2 * e0, math.expm1(min(2 * e0, 700.0)))
+        return LossStatistics(e0 * math.tanh(e0 / 2), e0 * e0, 2 * e0, math.expm1(min(2 * e0, 700.0)))
 
 
 class DiscretePair(FinitePair):

@@ -22,6 +22,15 @@ class Laplace(ContinuousMechanism):
     parameter = "scale"
     parameter_help = "Laplace scale b > 0 (sensitivity 1)"
     milder = "a larger scale"
+    #: the loss range ±1/b in float64: below ~5.6e-309 (subnormal b) 1/b overflows to inf and the float laws' tail
+    #: searches do not end; 1e-300 keeps ±1/b and its square finite, 1e300 keeps the scale itself a float
+    float_limits = {"scale": (Fraction(1, 10**300), Fraction(10**300))}
+    #: below the range the exact quadrature does not resolve t >= 2 steps either (it sends such requests to pld):
+    #: the advice is the monotone bound instead of a circular "use --method exact"
+    float_advice = {
+        ("scale", "below"): "a smaller scale only adds privacy loss, so the answer at --scale 1e-300 bounds delta "
+        "from below and epsilon from below (delta <= 1); one step: --method exact"
+    }
 
     def __init__(self, scale):
         self.scale = positive("scale", scale)
