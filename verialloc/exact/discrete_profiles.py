@@ -60,7 +60,8 @@ def allocation_pair(mech, steps, k=1, *, exact: bool = False) -> FiniteLossPair:
         raise UnsupportedRequest(
             "steps",
             t,
-            f"{len(p)} outputs give {size} count vectors at steps={t}; at most {MAX_ATOMS} are supported",
+            f"{len(p)} outputs give {size} count vectors at steps={t}; at most {MAX_ATOMS} are supported; "
+            "use --method pld (float64 bounds)",
         )
     splits = list(count_vectors(k, [k if x > 0 else 0 for x in p]))
     if size * len(splits) > MAX_TERMS:  # at k = 1 only fewer steps help: name them
