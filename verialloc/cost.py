@@ -11,7 +11,9 @@ UnsupportedRequest; `Budget`, `Estimate`: verialloc.budget).
 
 from __future__ import annotations
 
+import decimal
 import math
+import sys
 from fractions import Fraction
 
 from . import registry
@@ -84,6 +86,7 @@ def check(
     options = options or {}
     for event in ledger.events:
         parameter_range(query, event, method, value)
+        m.check_request(query, event, value, options, direction)
     est = estimate(query, ledger, method, value, options, digits, direction)
     if est.fits(budget):
         return est
@@ -100,12 +103,13 @@ def check(
             est,
             budget,
         )
+    larger = _larger_budget(est, budget)
     if ledger.single is None:
         raise BudgetExceeded(
             "events",
             len(ledger.events),
             f"{method} {query} of {len(ledger.events)} events: "
-            f"{what}; merge or drop events, or use another --method or a larger --budget",
+            f"{what}; merge or drop events, or use another --method; {larger}",
             est,
             budget,
         )
@@ -116,16 +120,42 @@ def check(
     else:
         hint = _nearest(query, config, m, value, options, budget, digits, name, current)
     shown = _short(Fraction(current)) if isinstance(current, int) else current
-    raise BudgetExceeded(name, shown, f"{method} {query}: {what}; {hint}", est, budget)
+    raise BudgetExceeded(name, shown, f"{method} {query}: {what}; {hint}; {larger}", est, budget)
+
+
+def _larger_budget(est: Estimate, budget: Budget) -> str:
+    """The smallest --budget that admits the request as it is, or why none does (memory: --budget is seconds)."""
+    if est.memory > budget.memory:
+        return (
+            f"its memory ({bytes_text(est.memory)}) exceeds the limit of {bytes_text(budget.memory)}, which "
+            "--budget (seconds) does not raise"
+        )
+    return f"or --budget {_round_up(est.seconds)} (the smallest budget that admits this request as it is)"
+
+
+def _round_up(s: float) -> str:
+    """Seconds rounded up to two significant digits, as a --budget value."""
+    if not math.isfinite(s):
+        return "inf"
+    p = 10.0 ** (math.floor(math.log10(max(s, 1e-3))) - 1)
+    return f"{math.ceil(s / p - 1e-9) * p:.10g}"
+
+
+def _searchable(m, name: str) -> bool:
+    """Whether the driving parameter is one the nearest-fit search can vary: the order α of an rdp query, a
+    method option, or a size of the configuration."""
+    return name == "alpha" or name in m.keywords or name in ("steps", "k", "epochs")
 
 
 def _nearest(query, config, m, value, options, budget, digits, name, current) -> str:
-    """The largest value of the driving parameter (by halving) whose estimate fits, as advice."""
-    if not isinstance(current, int) or current <= 1:
-        return "reduce the problem size" + ("" if m.float_range is None else " or raise the budget")
+    """The largest value of the driving parameter (by bisection) whose estimate fits, as advice; where even its
+    smallest value does not fit, what does (a coarser loss step) or that no setting of it does."""
+    if not isinstance(current, int) or current <= 1 or not _searchable(m, name):
+        return "no smaller setting of the request fits; use another --method" + m.cheaper.get(query, "")
     lo, hi = 1, current
     fits = lambda x: _with(query, config, m, value, options, digits, name, x).fits(budget)  # noqa: E731
     if not fits(lo):
+        smallest = _with(query, config, m, value, options, digits, name, lo)
         coarser = m.refusal_hint(
             query,
             config,
@@ -134,11 +164,19 @@ def _nearest(query, config, m, value, options, budget, digits, name, current) ->
             digits,
             lambda trial: m.estimate(query, config, value, trial, digits, "both").fits(budget),
         )
-        return f"even {name}=1 does not fit{coarser}; choose another --method or a larger --budget"
+        return (
+            f"even {_label(m, name)}=1 does not fit (estimated {smallest.describe()}){coarser}; choose another --method"
+        )
     while hi - lo > max(1, lo // 1000):
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if fits(mid) else (lo, mid)
-    return f"the nearest feasible setting is {name} <= {_round_down(lo)}{m.cheaper.get(query, '')}"
+    return f"the nearest feasible setting is {_label(m, name)} <= {_round_down(lo)}{m.cheaper.get(query, '')}"
+
+
+def _label(m, name: str) -> str:
+    """A method option by its command-line flag (--alpha-max), other parameters by name (steps)."""
+    flag = next((f.name for f in m.flags if f.keyword == name), None)
+    return f"--{flag}" if flag else name
 
 
 def _round_down(x: int) -> int:
@@ -185,10 +223,12 @@ def parameter_range(query: str, config: Config, method: str, value=None) -> None
     for name, (lo, hi) in mech.float_limits.items():
         x = getattr(mech, name)
         if not lo <= x <= hi:
+            side = "below" if x < lo else "above"
+            advice = getattr(mech, "float_advice", {}).get((name, side), "use --method exact")
             raise UnsupportedRequest(
                 name,
                 _short(x),
-                f"--method {method} (float64) supports {name} in [{float(lo):g}, {float(hi):g}]; use --method exact",
+                f"--method {method} (float64) supports {name} in [{float(lo):g}, {float(hi):g}]; {advice}",
             )
     if query == "delta" and value is not None and span.epsilon is not None:
         eps = fraction_or_none(value)
@@ -222,14 +262,17 @@ def _short_unit(x: Fraction) -> str:
 
 
 def _short(x: Fraction) -> str:
-    """A readable form of a possibly huge exact number (1e300 as '1e+300', not 301 digits)."""
+    """A readable form of a possibly huge or tiny exact number (1e300 as '1e+300', not 301 digits; 1e-320 as
+    '1e-320', not the subnormal float's 9.99989e-321)."""
     if x.denominator == 1 and abs(x) < 10**15:
         return str(x)
     try:
         f = float(x)
     except OverflowError:
         f = math.inf
-    if f != 0 and math.isfinite(f):
-        return f"{f:.6g}"
-    digits = round((abs(x.numerator).bit_length() - x.denominator.bit_length()) * math.log10(2))
-    return f"~1e{digits}"  # from bit lengths: str() of an int beyond 4300 digits raises
+    if f == 0 or abs(f) < sys.float_info.min or not math.isfinite(f):  # beyond normal floats: decimal arithmetic
+        with decimal.localcontext() as ctx:
+            ctx.prec, ctx.Emax, ctx.Emin = 6, decimal.MAX_EMAX, decimal.MIN_EMIN
+            d = decimal.Decimal(x.numerator) / decimal.Decimal(x.denominator)
+        return f"{d.normalize():e}".replace("e+0", "e+").replace("E", "e") if x else "0"
+    return f"{f:.6g}"

@@ -97,13 +97,18 @@ class Method(ABC):
         """{flag name: text} of cheap settings (a fuzz case, a smoke test): the method's defaults unless costly."""
         return {}
 
+    def check_request(self, query: str, config: Config, value, options: dict, direction: str) -> None:
+        """Refuse (UnsupportedRequest, naming why) a request the method cannot serve at all, decided from the
+        request alone — called by the cost model before the estimate, so no budget refusal and no work comes
+        first (the accountant still checks as it runs)."""
+
     @abstractmethod
     def estimate(self, query: str, config: Config, value, options: dict, digits: int, direction: str) -> Estimate:
         """Estimated cost of `query` at `value` with the API keywords `options` (verialloc.cost checks it)."""
 
     def fewer_digits(self, query: str, config: Config, value, budget, digits: int, direction: str) -> tuple:
         """(parameter, value, advice) when the working digits drive the cost (arbitrary-precision methods)."""
-        return "digits", digits, "ask for fewer digits or a larger --budget"
+        return "digits", digits, "ask for fewer digits"
 
     def candidates(self, query: str, ledger, value, options: dict, digits: int, direction: str, budget=None) -> list:
         """[(method, options), ...]: the registered methods that answer `query`, asked in turn (each cost-checked

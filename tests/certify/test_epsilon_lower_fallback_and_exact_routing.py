@@ -91,7 +91,8 @@ ROUTES = [
     (three_atoms(198), True),  # C(200, 2) = 19 900
     (three_atoms(199), False),  # C(201, 2) = 20 100
     (Config(FIVE, steps=10, k=2), True),  # N = C(14, 4) = 1001, splits C(6, 4) = 15: 15 015 terms
-    (Config(FIVE, steps=10, k=10), False),  # splits C(14, 4) = 1001: 1 002 001 terms
+    (Config(FIVE, steps=10, k=9), False),  # splits C(13, 4) = 715: 715 715 terms
+    (Config(FIVE, steps=10, k=10), True),  # k = t: the t-fold composition, N = 1001, no k-subset terms
     (Config(Gaussian(1), steps=10, k=10), True),  # allocation with k = t: F13
     (Config(Gaussian(1), steps=10), False),  # k = 1 < t = 10
     (Config(Gaussian(1), "poisson", steps=10, rate=1), True),  # λ = 1: F13

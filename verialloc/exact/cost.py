@@ -162,7 +162,7 @@ def _rdp(config: Config, alpha: int, digits: int) -> Estimate:
 def fewer_digits(query, config, value, budget, digits, direction) -> tuple:
     """(name, value, advice) for an exact quadrature over the budget: the most digits (>= 5) that fit, else steps."""
     fits = lambda d: estimate(query, config, value, d, direction).fits(budget)
-    other = "use --method pld or --method best (float64 bounds) or a larger --budget"
+    other = "use --method pld or --method best (float64 bounds)"
     if not fits(5):
         t = quadrature_route(config)[1]
         return "steps", config.steps, f"the quadrature over {t} steps does not fit even at digits=5; {other}"

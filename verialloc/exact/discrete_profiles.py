@@ -51,6 +51,8 @@ def allocation_pair(mech, steps, k=1, *, exact: bool = False) -> FiniteLossPair:
     p, q = _probabilities(mech, exact)
     t = integer("steps", steps)
     k = integer("k", k, 1, t)
+    if k == t:  # every step holds the element: (P^t, Q^t), the t-fold composition — no k-subset terms to sum
+        return FiniteLossPair._of(p, q)._power(t, "steps")
     # outputs with Q_j = 0 can occur only among the k steps drawn from P
     bounds = [0 if x == 0 and y == 0 else (t if y > 0 else k) for x, y in zip(p, q)]
     size = count_vectors_size(t, bounds)
@@ -58,7 +60,8 @@ def allocation_pair(mech, steps, k=1, *, exact: bool = False) -> FiniteLossPair:
         raise UnsupportedRequest(
             "steps",
             t,
-            f"{len(p)} outputs give {size} count vectors at steps={t}; at most {MAX_ATOMS} are supported",
+            f"{len(p)} outputs give {size} count vectors at steps={t}; at most {MAX_ATOMS} are supported; "
+            "use --method pld (float64 bounds)",
         )
     splits = list(count_vectors(k, [k if x > 0 else 0 for x in p]))
     if size * len(splits) > MAX_TERMS:  # at k = 1 only fewer steps help: name them
@@ -142,10 +145,10 @@ def composition_sizes(mech, scheme: str, steps: int, *, k: int = 1, epochs: int 
     just above the exact layer's limits (MAX_ATOMS, MAX_TERMS), which refuse before building. Read by the cost model
     (verialloc.cost) with the working digits of `_certified`."""
     p, q = as_finite_pair(mech).probabilities()  # their zero pattern only
-    if scheme == "allocation":
+    if scheme == "allocation" and k < steps:
         bounds = [0 if x == 0 and y == 0 else (steps if y > 0 else k) for x, y in zip(p, q)]
         splits = count_vectors_size(k, [k if x > 0 else 0 for x in p])
-    else:
+    else:  # Poisson, or allocation with k = t: the t-fold composition (`allocation_pair`)
         bounds, splits = [0 if x == 0 and y == 0 else steps for x, y in zip(p, q)], 0
     atoms = count_vectors_size(steps, bounds)
     composed = atoms if epochs == 1 else _binomial_capped(atoms + epochs - 1, epochs, MAX_ATOMS + 1)

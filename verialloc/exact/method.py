@@ -15,8 +15,8 @@ class ExactMethod(Method):
     float_range = None
     cheaper = {
         "rdp": "; or use --method rdp (float64, orders <= 10000)",
-        "delta": "; or use --method pld (float64 bounds) or a larger --budget",
-        "epsilon": "; or use --method pld (float64 bounds) or a larger --budget",
+        "delta": "; or use --method pld (float64 bounds)",
+        "epsilon": "; or use --method pld (float64 bounds)",
     }
 
     def estimate(self, query, config, value, options, digits, direction):

@@ -128,6 +128,16 @@ class Mechanism(ABC):
     def float_log_moments(self, j: np.ndarray) -> FloatMoments:
         """ln D_j for the orders j (float array 0..n) with error bounds (F5), P ≪ Q assumed (callers check)."""
 
+    def law_seconds(self) -> float:
+        """Estimated seconds to build the float loss laws (`loss_laws`) the first time, for the cost model: 0 for
+        closed-form laws and once built; the discrete Gaussian's finite brackets resolve every output in mpmath."""
+        return 0.0
+
+    def plan_proxy(self) -> "Mechanism":
+        """The pair whose loss laws the cost model may read to plan a grid without building this pair's (self, or
+        a closed-form pair of the same loss scale while `law_seconds` > 0)."""
+        return self
+
     @abstractmethod
     def loss_statistics(self) -> LossStatistics:
         """Float64 summary of one step's privacy loss for the cost model."""

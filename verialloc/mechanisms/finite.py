@@ -190,7 +190,7 @@ class RandomizedResponse(FinitePair):
     def loss_statistics(self) -> LossStatistics:
         """Losses ±ε0: mean ε0·tanh(ε0/2) under P, variance at most ε0², span 2ε0, χ² ≤ e^{2ε0} − 1."""
         e0 = float(self.eps0)
-        return LossStatistics(e0 * math.tanh(e0 / 2), e0**2, 2 * e0, math.expm1(min(2 * e0, 700.0)))
+        return LossStatistics(e0 * math.tanh(e0 / 2), e0 * e0, 2 * e0, math.expm1(min(2 * e0, 700.0)))
 
 
 class DiscretePair(FinitePair):

@@ -28,6 +28,12 @@ class Laplace(ContinuousMechanism):
     #: at t = 2 every δ(1) and ε(1e-5) probed at b = 1e-4 and below was unresolved (b = 1e-3 resolved; at 1e-50 the
     #: ε search found no decay)
     quadrature_limits = {"scale": Fraction(1, 1000)}
+    #: below the range the exact quadrature does not resolve it either: the advice is the monotone bound instead of
+    #: a circular "use --method exact"
+    float_advice = {
+        ("scale", "below"): "a smaller scale only adds privacy loss, so the answer at --scale 1e-150 bounds delta "
+        "from below and epsilon from below (delta <= 1)"
+    }
 
     def __init__(self, scale):
         self.scale = positive("scale", scale)
@@ -101,7 +107,7 @@ class Laplace(ContinuousMechanism):
     def loss_statistics(self) -> LossStatistics:
         """|ℓ| ≤ ε0 = 1/b: mean and variance at most ε0 and ε0², span 2ε0, χ² ≤ e^{2ε0} − 1."""
         e0 = 1 / float(self.scale)
-        return LossStatistics(e0, e0**2, 2 * e0, math.expm1(min(2 * e0, 700.0)))
+        return LossStatistics(e0, e0 * e0, 2 * e0, math.expm1(min(2 * e0, 700.0)))
 
 
 class LaplaceLoss(LossLaw):

@@ -106,6 +106,8 @@ def _search(fn, start: float, decreasing: bool) -> float:
     while fn(outer) > 0:
         inner, outer = outer, outer + (step if decreasing else -step)
         step *= 2
+        if not np.isfinite(outer):  # a law whose tail never falls below the mass (a non-finite parameter)
+            raise ValueError("the loss law's tail does not fall below the given mass at any finite loss")
     for _ in range(200):
         mid = 0.5 * (inner + outer)
         if mid in (inner, outer):

@@ -143,6 +143,9 @@ def _invert(config: Config, target: float, direction: str, options: Options, pro
     value, name, res = upper(0.0)
     if value <= target:
         return 0.0, name, res
+    if upper(EPS_MAX)[0] > target:  # decided at once (the Poisson PLDs are built by then and kept), not after
+        # doubling through every ε below it
+        raise UnsupportedRequest("delta", target, f"no analytic bound reaches it for epsilon <= {EPS_MAX:g}")
     lo, hi = 0.0, 1.0
     value, name, res = upper(hi)
     while value > target:

@@ -54,7 +54,11 @@ class BestMethod(Method):
         return (
             pld_part
             + rdp_cost.estimate(config, query, None)
-            + (pld_cost.estimate(config, None, allocation_part=False) if config.scheme == "poisson" else small("steps"))
+            + (
+                pld_cost.estimate(config, None, allocation_part=False, laws=False)
+                if config.scheme == "poisson"
+                else small("steps")
+            )
         )
 
     def refusal_hint(self, query, config, value, options, digits, fits):

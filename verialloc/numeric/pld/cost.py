@@ -53,13 +53,39 @@ def _loss_stats(config: Config, rate: float | None) -> tuple[float, float, float
     mean, var, span, chi2 = stats.mean, stats.variance, stats.span, stats.chi2
     if rate is None or rate >= 1:
         return mean, var, span
-    return min(rate * mean, rate**2 * chi2 / 2), min(rate * (var + mean**2), rate**2 * chi2), span
+    return min(rate * mean, rate * rate * chi2 / 2), min(rate * (var + mean * mean), rate * rate * chi2), span
 
 
-def estimate(config: Config, settings, allocation_part: bool = True, query: str = "epsilon", value=None) -> Estimate:
+def estimate(
+    config: Config, settings, allocation_part: bool = True, query: str = "epsilon", value=None, laws: bool = True
+) -> Estimate:
     """Estimated cost of a pld query (`allocation_part=False`: the composition alone, as the analytic method
-    builds for Poisson)."""
+    builds for Poisson), with the first build of the mechanism's loss laws (`Mechanism.law_seconds`; `laws=False`:
+    without, for a caller that counts it once). An explicit --grid-step on an allocation builds its dyadic chain of coarser steps as well
+    (pipeline.chain_levels): every level is estimated and the times add (memory: the largest level)."""
+    levels = [settings]
+    if allocation_part and config.scheme == "allocation" and getattr(settings, "grid_step", None) is not None:
+        x = float_or(value, math.nan)
+        if query in ("delta", "epsilon") and math.isfinite(x) and (query == "delta" or 0 < x < 1):
+            try:
+                levels = pipeline.chain_levels(_planned(config), settings, query, x) or [settings]
+            except (InvalidParameter, UnsupportedRequest, GridTooLarge, OverflowError, ValueError):
+                levels = [settings]
+    parts = [_estimate_level(config, level, allocation_part, query, value) for level in levels]
+    return Estimate(
+        sum(p.seconds for p in parts)
+        - BASE_SECONDS * (len(parts) - 1)
+        + (config.mechanism.law_seconds() if laws else 0.0),
+        max(p.memory for p in parts),
+        parts[0].driver,
+        parts[0].value,
+    )
+
+
+def _estimate_level(config: Config, settings, allocation_part: bool, query: str, value) -> Estimate:
+    """The estimate at one level of settings."""
     delta_step = float(getattr(settings, "loss_step", None) or DEFAULT_LOSS_STEP)
+    closed = geometric = False
     if config.scheme == "poisson":
         copies = config.steps * config.epochs
         mean, var, span = _loss_stats(config, float(config.rate))
@@ -70,8 +96,10 @@ def estimate(config: Config, settings, allocation_part: bool = True, query: str 
         copies = config.k * config.epochs
         mean1, var1, span = _loss_stats(config, 1 / t)
         mean, var = t * mean1, t * var1  # one allocation PLD behaves like t Poisson steps at rate 1/t
-        alloc_seconds = 0.0
-        if allocation_part:
+        alloc_seconds, geometric = 0.0, False
+        # k = t of a pair with a closed-form composition (the Gaussian's, F13): no allocation is built
+        closed = config.k == config.steps and config.mechanism.composed(1) is not None
+        if allocation_part and not closed:
             copies_all = config.steps * config.epochs
             if 1 < config.k < config.steps and config.steps <= pipeline.SEPARABLE_MAX_COPIES:
                 alloc_seconds += (
@@ -81,8 +109,12 @@ def estimate(config: Config, settings, allocation_part: bool = True, query: str 
                     + C_SEPARABLE_EPOCH * math.log2(config.epochs)
                 )
             runs = _allocation_runs(config, settings, query, value)
+            geometric = any(kind == "geometric" for _, kind, _ in runs)
             if runs:
                 alloc_seconds += sum(_planned_seconds(*run) for run in runs)
+                if geometric and query == "epsilon":  # its float budget grows with t: the answer usually rebuilds
+                    # in the tail-accurate mode (pipeline.answer, budget_decides), a second set of allocations
+                    alloc_seconds += sum(_planned_seconds(*run) for run in _retry_runs(config, settings, value))
             else:
                 alloc_seconds += sum(
                     _alloc_seconds(n) for n in [t] + ([config.steps] if 1 < config.k < config.steps else [])
@@ -101,7 +133,13 @@ def estimate(config: Config, settings, allocation_part: bool = True, query: str 
         fine = min(points * table.EPOCH_REFINE_MAX, table.EPOCH_MAX_POINTS)
         compose += 4 * C_FFT * fine * math.log2(max(fine, 2.0)) * (math.log2(copies) + 1)
         points = max(points, fine)
-    alloc_memory = ALLOC_BYTES * config.steps if config.scheme == "allocation" and allocation_part else 0.0
+    # per-step arrays of the exp-grid allocation (the geometric grid keeps its points only: 145 MB resident at
+    # t = 1e9, against 7.6 GB this counted before)
+    alloc_memory = (
+        ALLOC_BYTES * config.steps
+        if config.scheme == "allocation" and allocation_part and not closed and not geometric
+        else 0.0
+    )
     return Estimate(
         BASE_SECONDS + alloc_seconds + compose, BASE_MEMORY + BYTES_PER_POINT * points + alloc_memory, *driver
     )
@@ -124,7 +162,7 @@ def _allocation_runs(config: Config, settings, query: str, value) -> list:
     if query not in ("delta", "epsilon") or not math.isfinite(x) or (query == "epsilon" and not 0 < x < 1):
         return []
     try:
-        return pipeline.plan(config, query, x, settings)
+        return pipeline.plan(_planned(config), query, x, settings)
     except GridTooLarge as exc:
         raise UnsupportedRequest(
             "method",
@@ -135,6 +173,27 @@ def _allocation_runs(config: Config, settings, query: str, value) -> list:
         ) from None
     except (InvalidParameter, UnsupportedRequest, OverflowError, ValueError):
         return []
+
+
+def _retry_runs(config: Config, settings, value) -> list:
+    """The allocations of an ε query's rebuild in the tail-accurate mode (floor = the target δ)."""
+    x = float_or(value, math.nan)
+    if not 0 < x < 1:
+        return []
+    try:
+        s = pipeline.tail_for(settings or Settings(), x, config)
+        return table.allocation_runs(_planned(config), 0.0, x, s)
+    except (InvalidParameter, UnsupportedRequest, GridTooLarge, OverflowError, ValueError):
+        return []
+
+
+def _planned(config: Config) -> Config:
+    """The configuration the plan reads: its mechanism's `plan_proxy`, so that estimating never builds an
+    expensive loss law (the discrete Gaussian's brackets; their build is `law_seconds`)."""
+    proxy = config.mechanism.plan_proxy()
+    if proxy is config.mechanism:
+        return config
+    return Config(proxy, config.scheme, config.steps, config.k, config.epochs, config.rate)
 
 
 def coarser_loss_step(settings, fits) -> str:

@@ -246,6 +246,12 @@ def _raised(lo: float, hi: float, summed: float | None, sep: float | None, confi
     return lo
 
 
+def chain_levels(config: Config, settings: Settings, quantity: str, value: float) -> list:
+    """The settings of every level `_chain` builds (for cost estimates): the settings alone, or with an explicit
+    exp-grid step on an allocation its dyadic chain of coarser steps too (each level builds and composes)."""
+    return _chain(config, settings, quantity, value, lambda s: s)[0]
+
+
 def _chain(config: Config, settings: Settings, quantity: str, value: float, make) -> tuple[list, list]:
     """make(settings) and, for an explicit exp-grid step on an allocation, make at the coarser steps of its dyadic
     chain (tighten.grid_chain), with their steps."""

@@ -4,6 +4,7 @@ cost in numeric.rdp.cost."""
 
 from __future__ import annotations
 
+from ...errors import UnsupportedRequest
 from ...method import Flag, Method
 from ...validation import integer
 from . import cost, rdp_accountant
@@ -37,6 +38,10 @@ class RdpMethod(Method):
         if "search_tol" in given:
             out["search_tol"] = rdp_accountant.tolerance("search-tol", given["search_tol"])
         return out
+
+    def check_request(self, query, config, value, options, direction):
+        if query in ("delta", "epsilon") and config.scheme == "allocation" and direction in ("add", "both"):
+            raise UnsupportedRequest("direction", direction, rdp_accountant.NO_ADD)
 
     def estimate(self, query, config, value, options, digits, direction):
         return cost.estimate(config, query, value, options.get("alpha_max"))

@@ -36,18 +36,18 @@ from ...result import Bracket, max_bracket
 from ...rounding import exp_up, float_down, float_up, trivial_delta_lower, trivial_epsilon_lower
 from ...validation import abbreviated, as_float, digits as check_digits, direction as check_direction, integer
 from ...validation import open_unit, real, to_fraction
+from .cost import DEFAULT_ALPHA_MAX, SMALL_T_CAP
 from .log_moments import MAX_ORDER
 from .rdp_conversion import delta_bound, delta_gap, epsilon_bound, epsilon_gap, fractional_rdp
 from .rdp_logspace import RdpCurve, allocation_rdp_curve, poisson_add_rdp_curve, poisson_rdp_curve
 
 METHOD = "rdp"
-#: first largest order of the adaptive α search
-DEFAULT_ALPHA_MAX = 256
-#: adaptive cap when t < N (binary-powering route, O(N² log t) instead of the O(N²) recurrence)
-SMALL_T_CAP = 2048
+#: first largest order of the adaptive α search (DEFAULT_ALPHA_MAX); its cap when t < N (SMALL_T_CAP: the
+#: binary-powering route, O(N² log t) instead of the O(N²) recurrence) — defined beside the cost model that sums
+#: the search's rounds (numeric.rdp.cost)
 #: the adaptive search stops once larger orders can improve the bound by at most this fraction
 SEARCH_TOL = 1e-3
-_NO_ADD = (
+NO_ADD = (
     "the RDP route has a remove-direction formula only for allocation (F38, erratum E2); "
     "use direction=remove, or --method pld for add/both"
 )
@@ -230,7 +230,7 @@ def _lower_curve(config: Config, n: int) -> RdpCurve:
 def _per_direction(config, direction: str, one) -> Bracket:
     d = check_direction(direction)
     if d != "remove" and any(e.scheme == "allocation" for e in ledger_of(config).events):
-        raise UnsupportedRequest("direction", d, _NO_ADD)
+        raise UnsupportedRequest("direction", d, NO_ADD)
     return one(d) if d != "both" else max_bracket(one("remove"), one("add"))
 
 
@@ -268,7 +268,7 @@ def _event_curve(config: Config, direction: str, n: int, rate_side: str = "up") 
     mech = config.mechanism
     if config.scheme == "allocation":
         if direction != "remove":
-            raise UnsupportedRequest("direction", direction, _NO_ADD)
+            raise UnsupportedRequest("direction", direction, NO_ADD)
         block, r = divmod(config.steps, config.k)  # F27 with unequal blocks: k − r of ⌊t/k⌋ steps, r of ⌈t/k⌉
         curve = allocation_rdp_curve(mech, block, n).scaled((config.k - r) * config.epochs)
         return curve.plus(allocation_rdp_curve(mech, block + 1, n).scaled(r * config.epochs)) if r else curve
