@@ -264,3 +264,15 @@ def test_a_descending_privacy_curve_builds_once_past_the_default_tail_and_bracke
     single = api.epsilon(accounted, "1e-10", method="pld")
     lo, hi = _closed_form_epsilon(mp.mpf(1), "1e-10")
     assert single.lower <= hi and lo <= single.upper
+
+
+def test_an_allocation_table_is_not_reused_across_delta_plans_and_equals_a_fresh_query():
+    """An allocation's plan (grid step, cuts, geometric grid) follows its δ: the table of δ = 1e-20 read at δ = 1e-10
+    gave a bracket 19× as wide as the one δ = 1e-10 plans for (accountant map: [0.36, 8.38] against
+    [0.363114, 0.363145] at σ = 0.8, t = 10⁴). A compiled ledger answers as a fresh query does."""
+    config = Config(Gaussian("0.8"), steps=100)
+    acc = api.compile(config, method="pld")
+    acc.epsilon("1e-20")
+    cached, fresh = acc.epsilon("1e-10"), api.epsilon(config, "1e-10", method="pld")
+    assert (cached.lower, cached.upper) == (fresh.lower, fresh.upper)
+    assert float(fresh.upper - fresh.lower) <= 1e-3 * float(fresh.upper)

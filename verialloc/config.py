@@ -17,11 +17,12 @@ class Config:
     """`steps` t, allocations per element `k` (F11), `epochs` E (composition, F21/F48) and Poisson `rate` λ.
 
     Poisson needs its rate (never guessed) and keeps k = 1 (each element joins each step with probability λ; k
-    belongs to allocation); allocation leaves `rate` unset.
+    belongs to allocation); allocation leaves `rate` unset. Without a scheme, a rate means Poisson (only Poisson has
+    one, as in dp_accounting and opacus) and no rate means allocation.
     """
 
     mechanism: Mechanism
-    scheme: str = "allocation"
+    scheme: str | None = None
     steps: int = 1
     k: int = 1
     epochs: int = 1
@@ -32,6 +33,8 @@ class Config:
             raise InvalidParameter(
                 "mechanism", self.mechanism, "must be a verialloc mechanism (Gaussian, Laplace, ...)"
             )
+        if self.scheme is None:
+            object.__setattr__(self, "scheme", "allocation" if self.rate is None else "poisson")
         if self.scheme not in SCHEMES:
             raise InvalidParameter("scheme", self.scheme, "must be one of " + "|".join(SCHEMES))
         steps = integer("steps", self.steps, lo=1)

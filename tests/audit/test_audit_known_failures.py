@@ -19,7 +19,7 @@ def row(accountant, entry_id, golden_by_id, module):
 def test_dp_accounting_pld_inf_at_tiny_delta(golden_by_id):
     """PLDAccountant(1e-4), q=1e-3, σ=0.8, T=1e3: get_epsilon(1e-15) = inf (certified ε ≈ 3.531)."""
     r = row("dp_accounting.pld", "dpsgd-s0.8-T1e3-d1e-15", golden_by_id, "dp_accounting")
-    assert r.flag == ERROR and r.reported == math.inf
+    assert r.flag == LOOSE and r.reported == math.inf
 
 
 def test_dp_accounting_pld_delta_floor(golden_by_id):

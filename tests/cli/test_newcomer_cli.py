@@ -118,3 +118,45 @@ def _batch(tmp_path, claims):
 )
 def test_certify_batch_exit_status_is_its_worst_row(capsys, tmp_path, claims, status):
     assert main(["certify", "--batch", str(_batch(tmp_path, claims)), "--out", str(tmp_path / "out.csv")]) == status
+
+
+# --- the first command a dp_accounting / opacus user types ------------------------------------------------------
+
+OPACUS_WORDS = ("--noise-multiplier", "2", "--sample-rate", "0.1", "--num-steps", "20", "--target-delta", "1e-5")
+
+
+def test_noise_multiplier_and_sample_rate_alone_mean_poisson_gaussian(capsys):
+    """No --mechanism, no --scheme: σ alone names the Gaussian and a rate names Poisson (only Poisson has one); the
+    answer is the one of the explicit configuration and the echo says what was accounted."""
+    status, out, _ = status_and_json(capsys, "epsilon", *OPACUS_WORDS, "--method", "pld")
+    explicit = ("--mechanism", "gaussian", "--sigma", "2", "--scheme", "poisson", "--rate", "0.1", "--steps", "20")
+    status2, out2, _ = status_and_json(capsys, "epsilon", *explicit, "--delta", "1e-5", "--method", "pld")
+    assert status == status2 == 0
+    assert out["mechanism"] == "gaussian" and out["scheme"] == "poisson" and out["rate"] == "1/10"
+    assert (out["lower"], out["upper"]) == (out2["lower"], out2["upper"])
+
+
+def test_an_explicit_allocation_with_a_rate_is_still_refused(capsys):
+    err = error_line(capsys, "epsilon", *OPACUS_WORDS, "--scheme", "allocation")
+    assert "rate=0.1" in err and "scheme=poisson" in err
+
+
+def test_several_mechanism_parameters_without_a_mechanism_are_refused_naming_it(capsys):
+    err = error_line(capsys, "epsilon", "--sigma", "1", "--scale", "1", "--steps", "10", "--delta", "1e-5")
+    assert "mechanism=(missing)" in err or "scale=" in err
+
+
+@pytest.mark.parametrize("claim,expected", [("100", 0), ("0.001", 4)])
+def test_certify_target_epsilon_is_the_claim(capsys, claim, expected):
+    """opacus's target_epsilon is the ε the run is to meet: certify reads it as --claimed-epsilon (ε(1e-5) of this
+    run lies in (0.001, 100): one σ = 2 step alone has ε > 0.001 at δ = 1e-5, and 20 steps at rate 0.1 are far below
+    the 20-fold composition's ε < 100)."""
+    status, out, _ = status_and_json(capsys, "certify", *OPACUS_WORDS, "--target-epsilon", claim)
+    assert status == expected and out["claimed"] == claim and out["quantity"] == "epsilon"
+
+
+def test_a_rate_without_a_scheme_is_poisson_in_python_too():
+    from verialloc import Config, Gaussian
+
+    assert Config(Gaussian(1), rate="0.01", steps=10).scheme == "poisson"
+    assert Config(Gaussian(1), steps=10).scheme == "allocation"

@@ -249,7 +249,7 @@ def test_a_config_that_is_neither_config_nor_dict_is_refused(config):
         (dict(steps=1), "mechanism", "a config dict needs mechanism="),
         (dict(mechanism="gaussian", steps=1), "mechanism", "must be a verialloc mechanism"),
         (dict(mechanism=Gaussian(1), steps=0), "steps", "integer >= 1"),
-        (dict(mechanism=Gaussian(1), rate=0.5), "rate", "applies only to scheme=poisson"),
+        (dict(mechanism=Gaussian(1), scheme="allocation", rate=0.5), "rate", "applies only to scheme=poisson"),
     ],
 )
 def test_a_config_dict_with_a_wrong_key_names_it(config, named, valid):

@@ -3,14 +3,15 @@ given what the value *claims* (each adapter declares it, docs/audit.md):
 
 * claim "upper" (offered as the guarantee: the true ε or δ is at most the value)
     UNSAFE  — value < certified lower: the guarantee is false (the truth is larger);
-    LOOSE   — value > certified upper · (1 + x/100): sound but more than x% above the truth;
+    LOOSE   — value > certified upper · (1 + x/100): sound but more than x% above the truth (+inf included: a
+              true but useless upper end);
 * claim "lower" (a declared lower end: the truth is at least the value)
     UNSAFE  — value > certified upper: the declared lower end is false (the truth is smaller);
     LOOSE   — value < certified lower · (1 − x/100): sound but more than x% below the truth;
 * claim "estimate" (a point estimate, no direction promised)
     OUTSIDE — value outside [lower, upper]: the estimate misses the truth (never UNSAFE: nothing was guaranteed);
 * any claim
-    ERROR   — the call raised, or returned a non-number, NaN, ±inf or a negative value;
+    ERROR   — the call raised, or returned a non-number, NaN, a negative value, or ±inf other than an upper +inf;
     TIMEOUT — no answer within the time limit (not a statement about correctness);
     OK      — otherwise.
 Comparisons are exact (Fraction of the float, decimal strings of the bracket; ±inf ends stay infinite): an
@@ -58,6 +59,18 @@ def invalid(value) -> str | None:
     return None
 
 
+def _infinite_claim(value, upper, slack, claims: str) -> tuple[str, str] | None:
+    """+inf offered as an upper end is true but useless: LOOSE against a finite certified upper end (OK when the
+    truth itself may be infinite or no looseness is flagged), as the pytest fixture reads it; None otherwise."""
+    if claims != "upper" or isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    if not (math.isinf(float(value)) and float(value) > 0):
+        return None
+    if slack is None or exact(upper) == math.inf:
+        return OK, ""
+    return LOOSE, "inf: a true but useless upper bound (the certified upper end is finite)"
+
+
 def percent(part, whole) -> str:
     """100·part/whole as text with 3 significant digits, for exact (Fraction) or infinite operands: never raises
     (a ratio beyond the float range, e.g. over a subnormal end, is computed in logs; whole = 0 or ∞ is handled)."""
@@ -90,11 +103,14 @@ def classify(
         raise ValueError("loose_percent must be >= 0")
     if claims not in CLAIMS:
         raise ValueError(f"claims must be one of {', '.join(CLAIMS)}")
+    slack = None if math.isinf(loose_percent) else Fraction(loose_percent) / 100
+    infinite = _infinite_claim(value, upper, slack, claims)
+    if infinite is not None:
+        return infinite
     why = invalid(value)
     if why is not None:
         return ERROR, why
     v, lo, hi = Fraction(float(value)), exact(lower), exact(upper)
-    slack = None if math.isinf(loose_percent) else Fraction(loose_percent) / 100
     if claims == "upper":
         if v < lo:
             return UNSAFE, f"{percent(lo - v, lo)} below the certified lower bound"

@@ -26,7 +26,7 @@ def _config_flags() -> tuple:
     return config_file.KEYS
 
 
-CONFIG_DEFAULTS = {"scheme": "allocation", "k": "1", "epochs": "1"}
+CONFIG_DEFAULTS = {"k": "1", "epochs": "1"}  # no scheme: a rate means poisson, else allocation (Config)
 DEFAULT_DIGITS = 12
 #: exit statuses (docs/cli.md, "Exit codes"): 1 is never used by verialloc itself
 OK, USER_ERROR, INTERNAL_ERROR, REFUTED, INCONCLUSIVE, INTERRUPTED, BROKEN_PIPE = 0, 2, 3, 4, 5, 130, 141
@@ -126,14 +126,14 @@ def add_config_flags(p: argparse.ArgumentParser, *, steps_required: bool = True)
     )
     from ..mechanisms.registry import MECHANISMS, PARAMETERS, owners
 
-    p.add_argument("--mechanism", help="|".join(MECHANISMS) + f" ({need})")
+    p.add_argument("--mechanism", help="|".join(MECHANISMS) + f" ({need}; --sigma alone means gaussian)")
     for parameter in PARAMETERS:  # each mechanism's one parameter (mechanisms.registry), each flag once
         mechanisms = [MECHANISMS[name] for name in owners(parameter)]
         p.add_argument(
             *spellings(parameter, (a for m in mechanisms for a in m.parameter_aliases)),
             help="; ".join(dict.fromkeys(m.parameter_help for m in mechanisms)),
         )
-    p.add_argument("--scheme", help="allocation | poisson (default allocation)")
+    p.add_argument("--scheme", help="allocation | poisson (default: poisson when --rate is given, else allocation)")
     p.add_argument(*spellings("steps"), help=f"number of steps t >= 1 ({need})")
     p.add_argument("--k", help="steps per element (allocation only), 1 <= k <= steps (default 1)")
     p.add_argument("--epochs", help="number of epochs (compositions) >= 1 (default 1)")

@@ -28,7 +28,7 @@ from ..config import SCHEMES, Config
 from ..ledger import Ledger
 from ..errors import InvalidParameter
 from ..mechanisms.finite import PAIR_FORMAT
-from ..mechanisms.registry import MECHANISMS, PARAMETERS, owners
+from ..mechanisms.registry import MECHANISMS, PARAMETERS, implied_mechanism, owners
 from ..validation import abbreviated, check_number_text
 from . import json_input
 from .files import MAX_BYTES, read_limited
@@ -164,6 +164,8 @@ def config_from_values(values: dict) -> Config:
     given = {k: v for k, v in values.items() if v is not None}
     name = given.get("mechanism")
     if name is None:
+        name = implied_mechanism(given)
+    if name is None:
         raise InvalidParameter(
             "mechanism",
             "(missing)",
@@ -184,7 +186,7 @@ def config_from_values(values: dict) -> Config:
         )
     if "steps" not in given:
         raise InvalidParameter("steps", "(missing)", "must be given: --steps T (>= 1), or steps = T in --config FILE")
-    scheme = given.get("scheme", "allocation")
+    scheme = given.get("scheme", "allocation" if "rate" not in given else "poisson")  # only Poisson has a rate
     if not isinstance(scheme, str) or scheme not in SCHEMES:
         raise InvalidParameter("scheme", abbreviated(scheme), "must be one of " + "|".join(SCHEMES))
     for key in NUMERIC_KEYS:

@@ -21,3 +21,11 @@ PARAMETERS: tuple[str, ...] = tuple(dict.fromkeys(cls.parameter for cls in MECHA
 def owners(parameter: str) -> list[str]:
     """The names of the mechanisms that take `parameter`."""
     return [name for name, cls in MECHANISMS.items() if cls.parameter == parameter]
+
+
+def implied_mechanism(given) -> str | None:
+    """The mechanism a parameter alone names, when no mechanism is given: the first in registry order that takes
+    the one mechanism parameter given (`--sigma` / `--noise-multiplier` alone: gaussian, as in dp_accounting and
+    opacus); None when none or several mechanism parameters are given."""
+    params = [p for p in PARAMETERS if p in given]
+    return owners(params[0])[0] if len(params) == 1 else None

@@ -85,6 +85,8 @@ class PldCompiled(Compiled):
         self.settings = options.get("settings") or Settings()
         self.builds = pipeline.Builds(options.get("progress"))
         self.reach: Settings | None = None  # the settings of the finest-tailed table built for a curve (_curve)
+        #: an event with the allocation's window plans its grid by the tail: no table is built ahead for it
+        self._windowed = any(pipeline.uses_window(c) for c in ledger.events)
 
     def delta(self, epsilon, direction="both", digits=30):
         return self._memo(
@@ -106,11 +108,11 @@ class PldCompiled(Compiled):
         """The settings of an ε query: the pipeline's tail rule (tail_for), except that a compiled ledger expecting
         more queries (api.compile), when δ first needs a finer tail than the default, builds with the tail of
         δ·CURVE_REACH, so that the rest of a privacy curve below δ reads the same table (a finer tail is sound and
-        no looser; it widens the arrays by ~√(ln(1/tail)), about 1.2× for six decades). A single query is as the
-        rule says."""
+        no looser for a fixed loss grid; it widens the arrays by ~√(ln(1/tail)), about 1.2× for six decades). A single
+        query, and a ledger with an allocation event (whose plan follows the tail), is as the rule says."""
         target = float(open_unit("delta", delta))
         needed = pipeline.tail_for(self.settings, target, self.ledger)
-        if not self.many_queries or needed.tail >= self.settings.tail:
+        if not self.many_queries or needed.tail >= self.settings.tail or self._windowed:
             return needed
         if self.reach is not None and needed.tail >= self.reach.tail:
             return needed  # the default table, or one built finer already (pipeline.Builds reads it)
