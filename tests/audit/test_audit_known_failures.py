@@ -81,6 +81,16 @@ def test_opacus_gdp_underestimates(golden_by_id):
     assert r.flag == UNSAFE and abs(r.reported - 0.200) < 1e-3
 
 
+def test_opacus_gdp_sign_flips_with_delta(golden_by_id):
+    """A boundary of opacus.gdp's map (docs/stability.md, "Where accountants break"): GaussianAccountant, q = 1e-2,
+    σ = 0.6, T = 1e4 is above the certified bracket at δ = 1e-5 (23.433 against [23.01756, 23.01759]: OK, not
+    LOOSE at 10%) and below its lower end at δ = 1e-10 (31.656 against [33.9232, 33.9242])."""
+    r = row("opacus.gdp", "dpsgd-s0.6-q1e-2-T1e4-d1e-5", golden_by_id, "opacus")
+    assert r.flag == OK and 23.4 < r.reported < 23.5
+    r = row("opacus.gdp", "dpsgd-s0.6-q1e-2-T1e4-d1e-10", golden_by_id, "opacus")
+    assert r.flag == UNSAFE and 31.6 < r.reported < 31.7 and "below the certified lower bound" in r.reason
+
+
 def test_random_allocation_direct_add_shift_once(golden_by_id):
     """allocation_epsilon_direct(..., Direction.ADD), σ=1, t=10, E=10, δ=1e-6: 5.337 < certified add lower."""
     pytest.importorskip("pandas")  # random_allocation imports it at package import
