@@ -104,6 +104,16 @@ def test_pld_accounting_fails_at_tiny_delta(golden_by_id):
     assert r.flag == ERROR and "RuntimeError" in r.reason
 
 
+def test_pld_accounting_delta_floor_between_1e14_and_1e15(golden_by_id):
+    """A boundary of pld_accounting.range's map (docs/stability.md, "Where accountants break"): σ = 1, t = 100
+    answers 3.3178 at δ = 1e-14 (certified [3.30083, 3.30085]: OK) and raises RuntimeError at δ = 1e-15, as at
+    every δ ≤ 1e-15 the map tried."""
+    r = row("pld_accounting.range", "alloc-s1-t100-d1e-14", golden_by_id, "PLD_accounting")
+    assert r.flag == OK and 3.30 < r.reported < 3.34
+    r = row("pld_accounting.range", "alloc-s1-t100-d1e-15", golden_by_id, "PLD_accounting")
+    assert r.flag == ERROR and "RuntimeError" in r.reason and "invalid estimate: inf" in r.reason
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("entry_id", ["alloc-s1-t10-E10-d1e-6", "alloc-s1-t1e3-d1e-6"])
 def test_pld_accounting_upper_is_sound(golden_by_id, entry_id):
