@@ -98,6 +98,14 @@ def test_random_allocation_direct_add_shift_once(golden_by_id):
     assert r.flag == UNSAFE and r.direction == "add" and abs(r.reported - 5.337) < 1e-3
 
 
+def test_random_allocation_combined_is_sound_where_direct_add_is_not(golden_by_id):
+    """allocation_epsilon_combined (BOTH) at σ = 1, t = 10, E = 10, δ = 1e-6: 7.522, above the certified both bracket
+    [6.8994, 6.9014] (OK at 10%), where the add bound of `direct` alone is UNSAFE (the test above)."""
+    pytest.importorskip("pandas")
+    r = row("random_allocation.combined", "alloc-s1-t10-E10-d1e-6", golden_by_id, "random_allocation")
+    assert r.flag == OK and 7.5 < r.reported < 7.55
+
+
 def test_pld_accounting_fails_at_tiny_delta(golden_by_id):
     """gaussian_allocation_epsilon_range at t = 1, σ = 1, δ = 1e-15 raises RuntimeError (certified ε ≈ 8.166)."""
     r = row("pld_accounting.range", "gauss-s1-d1e-15", golden_by_id, "PLD_accounting")
