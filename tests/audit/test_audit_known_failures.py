@@ -81,6 +81,16 @@ def test_opacus_gdp_underestimates(golden_by_id):
     assert r.flag == UNSAFE and abs(r.reported - 0.200) < 1e-3
 
 
+def test_opacus_gdp_sign_flips_with_delta(golden_by_id):
+    """A boundary of opacus.gdp's map (docs/stability.md, "Where accountants break"): GaussianAccountant, q = 1e-2,
+    σ = 0.6, T = 1e4 is above the certified bracket at δ = 1e-5 (23.433 against [23.01756, 23.01759]: OK, not
+    LOOSE at 10%) and below its lower end at δ = 1e-10 (31.656 against [33.9232, 33.9242])."""
+    r = row("opacus.gdp", "dpsgd-s0.6-q1e-2-T1e4-d1e-5", golden_by_id, "opacus")
+    assert r.flag == OK and 23.4 < r.reported < 23.5
+    r = row("opacus.gdp", "dpsgd-s0.6-q1e-2-T1e4-d1e-10", golden_by_id, "opacus")
+    assert r.flag == UNSAFE and 31.6 < r.reported < 31.7 and "below the certified lower bound" in r.reason
+
+
 def test_random_allocation_direct_add_shift_once(golden_by_id):
     """allocation_epsilon_direct(..., Direction.ADD), σ=1, t=10, E=10, δ=1e-6: 5.337 < certified add lower."""
     pytest.importorskip("pandas")  # random_allocation imports it at package import
@@ -88,10 +98,28 @@ def test_random_allocation_direct_add_shift_once(golden_by_id):
     assert r.flag == UNSAFE and r.direction == "add" and abs(r.reported - 5.337) < 1e-3
 
 
+def test_random_allocation_combined_is_sound_where_direct_add_is_not(golden_by_id):
+    """allocation_epsilon_combined (BOTH) at σ = 1, t = 10, E = 10, δ = 1e-6: 7.522, above the certified both bracket
+    [6.8994, 6.9014] (OK at 10%), where the add bound of `direct` alone is UNSAFE (the test above)."""
+    pytest.importorskip("pandas")
+    r = row("random_allocation.combined", "alloc-s1-t10-E10-d1e-6", golden_by_id, "random_allocation")
+    assert r.flag == OK and 7.5 < r.reported < 7.55
+
+
 def test_pld_accounting_fails_at_tiny_delta(golden_by_id):
     """gaussian_allocation_epsilon_range at t = 1, σ = 1, δ = 1e-15 raises RuntimeError (certified ε ≈ 8.166)."""
     r = row("pld_accounting.range", "gauss-s1-d1e-15", golden_by_id, "PLD_accounting")
     assert r.flag == ERROR and "RuntimeError" in r.reason
+
+
+def test_pld_accounting_delta_floor_between_1e14_and_1e15(golden_by_id):
+    """A boundary of pld_accounting.range's map (docs/stability.md, "Where accountants break"): σ = 1, t = 100
+    answers 3.3178 at δ = 1e-14 (certified [3.30083, 3.30085]: OK) and raises RuntimeError at δ = 1e-15, as at
+    every δ ≤ 1e-15 the map tried."""
+    r = row("pld_accounting.range", "alloc-s1-t100-d1e-14", golden_by_id, "PLD_accounting")
+    assert r.flag == OK and 3.30 < r.reported < 3.34
+    r = row("pld_accounting.range", "alloc-s1-t100-d1e-15", golden_by_id, "PLD_accounting")
+    assert r.flag == ERROR and "RuntimeError" in r.reason and "invalid estimate: inf" in r.reason
 
 
 @pytest.mark.slow

@@ -8,6 +8,8 @@ PrivacyParams(sigma=σ, num_steps=t, num_selected=k, num_epochs=E, delta=δ) and
 * random_allocation.direct: the same with Direction.BOTH and allocation_direct_alpha_orders = 2..60
   (remove direction by the RDP of F38/F39 + conversion), the maximum of the two directions;
 * random_allocation.rdp-dco: allocation_epsilon_RDP_DCO (BOTH), orders as the package's experiments use.
+* random_allocation.combined: allocation_epsilon_combined (BOTH), the package's headline bound: per direction the
+  minimum of its local, analytic, direct, recursive and (k = E = 1) decomposition bounds, orders 2..60.
 """
 
 from __future__ import annotations
@@ -45,6 +47,16 @@ def _rdp_dco(config, delta: float) -> float:
     return allocation_epsilon_RDP_DCO(_params(config, delta), scheme, Direction.BOTH)
 
 
+def _combined(config, delta: float) -> float:
+    from random_allocation.comparisons.structs import Direction, SchemeConfig
+    from random_allocation.random_allocation_scheme.combined import allocation_epsilon_combined
+
+    scheme = SchemeConfig(
+        allocation_direct_alpha_orders=ORDERS, allocation_RDP_DCO_alpha_orders=[float(a) for a in ORDERS]
+    )
+    return allocation_epsilon_combined(_params(config, delta), scheme, Direction.BOTH)
+
+
 def _serves(config) -> bool:
     return gaussian(config) and config.scheme == "allocation"
 
@@ -78,6 +90,16 @@ ACCOUNTANTS = [
         _serves,
         "allocation_epsilon_RDP_DCO(..., SchemeConfig(allocation_RDP_DCO_alpha_orders=2..60), Direction.BOTH)",
         epsilon=_rdp_dco,
+        claims="upper",
+    ),
+    Accountant(
+        "random_allocation.combined",
+        PACKAGE,
+        MODULE,
+        "both",
+        _serves,
+        "allocation_epsilon_combined(..., SchemeConfig(direct and RDP_DCO orders 2..60), Direction.BOTH)",
+        epsilon=_combined,
         claims="upper",
     ),
 ]

@@ -152,6 +152,41 @@ GRID: list[dict] = [
         "target": "1e-10",
         "method": "pld",
     },
+    # a boundary of opacus.gdp's map (docs/stability.md, "Where accountants break"): the GDP CLT approximation is
+    # above the certified bracket at δ = 1e-5 (1.018x) and below its lower end at δ = 1e-10 (0.933x)
+    {
+        "id": "dpsgd-s0.6-q1e-2-T1e4-d1e-5",
+        "config": _g("0.6", "poisson", 10_000, rate="1e-2"),
+        "quantity": "epsilon",
+        "target": "1e-5",
+        "method": "pld",
+    },
+    {
+        "id": "dpsgd-s0.6-q1e-2-T1e4-d1e-10",
+        "config": _g("0.6", "poisson", 10_000, rate="1e-2"),
+        "quantity": "epsilon",
+        "target": "1e-10",
+        "method": "pld",
+    },
+    # a boundary of pld_accounting.range's map (docs/stability.md, "Where accountants break"): it answers at
+    # δ = 1e-14 and raises RuntimeError ("Poisson-based adaptive initialization produced an invalid estimate: inf")
+    # from δ = 1e-15 down, at every σ and t of the map
+    {
+        "id": "alloc-s1-t100-d1e-14",
+        "config": _g("1", steps=100),
+        "quantity": "epsilon",
+        "target": "1e-14",
+        "method": "pld",
+        "settings": _TINY,
+    },
+    {
+        "id": "alloc-s1-t100-d1e-15",
+        "config": _g("1", steps=100),
+        "quantity": "epsilon",
+        "target": "1e-15",
+        "method": "pld",
+        "settings": _TINY,
+    },
 ]
 
 
