@@ -22,6 +22,7 @@ method reports progress) are checked by the method. Calls from several threads r
 from __future__ import annotations
 
 from . import cost, registry
+from .budget import Budget, running_under
 from .errors import UnsupportedRequest, python_remedies
 from .ledger import ledger_of
 from .method import Method
@@ -48,23 +49,29 @@ def _answer(query: str, accounted, method: str, value, digits, budget, options: 
     m, digits = registry.method(method), check_digits(digits)
     ledger = ledger_of(accounted)
     m.check_options(options)
-    tries = m.candidates(query, ledger, value, options, digits, direction, budget)
-    for i, (chosen, opts) in enumerate(tries):
+    tries, refused = m.candidates(query, ledger, value, options, digits, direction, budget), []
+    for chosen, opts in tries:
         try:
             cost.check(query, ledger, chosen.name, value, opts, budget, digits, direction)
-            if compiled is None:
-                form = chosen.compile(ledger, opts)
-            else:
-                if chosen.name not in compiled:
-                    compiled[chosen.name] = chosen.compile(ledger, opts)
-                    compiled[chosen.name].many_queries = True  # an Accountant's: more queries follow
-                form = compiled[chosen.name]
-            if query == "rdp":
-                return form.rdp(value, digits)
-            return getattr(form, query)(value, direction, digits)
-        except UnsupportedRequest:
-            if i == len(tries) - 1:
-                raise
+            with running_under(Budget.of(budget)):
+                return _ask(query, ledger, chosen, opts, value, direction, digits, compiled)
+        except UnsupportedRequest as exc:
+            refused.append((chosen, exc))
+    raise m.refusal(refused)
+
+
+def _ask(query: str, ledger, chosen, opts: dict, value, direction: str, digits: int, compiled):
+    """The query of one candidate, from its compiled form (an Accountant's kept one, or a fresh one)."""
+    if compiled is None:
+        form = chosen.compile(ledger, opts)
+    else:
+        if chosen.name not in compiled:
+            compiled[chosen.name] = chosen.compile(ledger, opts)
+            compiled[chosen.name].many_queries = True  # an Accountant's: more queries follow
+        form = compiled[chosen.name]
+    if query == "rdp":
+        return form.rdp(value, digits)
+    return getattr(form, query)(value, direction, digits)
 
 
 @serialized

@@ -8,7 +8,7 @@ their flags), used when it runs best; the exact method takes none."""
 
 from __future__ import annotations
 
-from .budget import Budget, Estimate
+from .budget import Budget, BudgetExceeded, Estimate
 from .exact import method as exact_method
 from .method import Method
 from .numeric.best.method import METHOD as BEST
@@ -53,6 +53,20 @@ class AutoMethod(Method):
         # exact has no route here: best answers; if best refuses too (a parameter beyond float64), the exact layer's
         # refusal (made before any work) names what neither serves, rather than best's advice to use exact
         return [(BEST, options), (exact, {})]
+
+    def refusal(self, refused: list):
+        """When neither answers: best's refusal (the out-of-range parameter, or the budget with its remedy), with
+        the exact layer's reason added; a refusal of exact alone named its own limits (steps <= 3) where the
+        float methods' range or the budget was what blocked the request (hostile-user pass)."""
+        float_side = [exc for m, exc in refused if m is BEST]
+        if not float_side:
+            return refused[-1][1]
+        exc = float_side[0]
+        others = [f"{m.name}: " + str(other).split("; ")[0] for m, other in refused if m is not BEST]  # its reason
+        if others and not isinstance(exc, BudgetExceeded):
+            exc.supported = f"{exc.supported}; " + "; ".join(others)
+            exc.args = (f"{exc}; " + "; ".join(others),)
+        return exc
 
     def estimate(self, query, config, value, options, digits, direction):
         from .ledger import ledger_of

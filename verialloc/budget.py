@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -114,3 +116,23 @@ def float_or(value, default: float) -> float:
         return default if x is None else float(x)
     except OverflowError:
         return default
+
+
+#: the budget of the query running in this context (api sets it): a method that combines others (best) asks each
+#: sub-method's estimate against it before running that one
+_CURRENT = contextvars.ContextVar("verialloc_budget", default=None)
+
+
+@contextlib.contextmanager
+def running_under(budget: Budget):
+    """The block runs as a query of `budget` (current_budget)."""
+    token = _CURRENT.set(budget)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+
+
+def current_budget() -> Budget:
+    """The budget of the running query (the default outside one)."""
+    return _CURRENT.get() or Budget()

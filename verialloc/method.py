@@ -116,6 +116,11 @@ class Method(ABC):
         its own one candidate; "auto" chooses (verialloc.auto_method)."""
         return [(self, options)]
 
+    def refusal(self, refused: list):
+        """The error to raise when every candidate refused: [(method, UnsupportedRequest), ...] in the order asked.
+        A method that is its own candidate raises its own refusal."""
+        return refused[-1][1]
+
     def refusal_hint(self, query: str, config: Config, value, options: dict, digits: int, fits) -> str:
         """Extra advice when even the smallest size of the driving parameter does not fit (`fits(options)`)."""
         return ""

@@ -202,7 +202,11 @@ BAD = [
         ],
         "rate",
     ),
-    (["delta", "--mechanism", "gaussian", "--sigma", "1", "--steps", "2", "--rate", "0.5", "--epsilon", "1"], "rate"),
+    (
+        ["delta", "--mechanism", "gaussian", "--sigma", "1", "--scheme", "allocation", "--steps", "2", "--rate", "0.5"]
+        + ["--epsilon", "1"],
+        "rate",
+    ),  # a rate with an explicit allocation (without a scheme a rate means poisson)
     (["rdp", "--mechanism", "gaussian", "--sigma", "1", "--steps", "2", "--alpha", "1"], "alpha"),
     (["rdp", "--mechanism", "gaussian", "--sigma", "1", "--steps", "2", "--alpha", "2.5"], "alpha"),
     (["delta", "--mechanism", "gaussian", "--sigma", "1", "--steps", "1", "--epsilon", "1", "--digits", "3"], "digits"),

@@ -43,7 +43,6 @@ def _strict(text):
         ["epsilon", *GAUSS1, "--delta", "-1e-5"],
         ["epsilon", "--delta", "-1e-5", *GAUSS1],
         ["epsilon", *GAUSS1, "--delta=-1e-5"],
-        ["epsilon", *GAUSS1, "--del", "-1e-5"],  # an unambiguous abbreviation
     ],
 )
 def test_negative_delta_is_a_value_and_the_message_names_delta(capsys, argv):

@@ -347,9 +347,14 @@ HOSTILE_TEXT = [
     ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": 0}', "steps", "integer >= 1"),
     ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": 2, "k": 3}', "k", "[1, 2]"),
     ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": 2, "epochs": "1/2"}', "epochs", "integer >= 1"),
-    ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": 2, "rate": 0.5}', "rate", "scheme=poisson"),
+    (
+        "c.json",
+        '{"mechanism": "gaussian", "sigma": 1, "scheme": "allocation", "steps": 2, "rate": 0.5}',
+        "rate",
+        "scheme=poisson",
+    ),
     ("c.json", '{"mechanism": "gaussian", "sigma": 1, "steps": 2, "scheme": "poisson", "rate": 2}', "rate", "(0, 1]"),
-    ("c.json", '{"sigma": 1, "steps": 1}', "mechanism", "must be given"),
+    ("c.json", '{"steps": 1}', "mechanism", "must be given"),  # a sigma alone would name the gaussian
     ("c.json", '{"mechanism": "gaussian", "sigma": 1}', "steps", "must be given"),
     ("c.json", '{"mechanism": "gaussian", "steps": 1}', "sigma", "must be given for mechanism gaussian"),
     ("c.json", '{"mechanism": "laplace", "sigma": 1, "steps": 1}', "sigma", "applies only to mechanism gaussian"),

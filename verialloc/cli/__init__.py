@@ -107,13 +107,10 @@ def attach_negative_values(argv: list[str], parser: Parser) -> list[str]:
 
 
 def _value_option(parser: Parser, token: str):
-    """The action of the option `token` (exact or unambiguous --prefix) when it takes exactly one value."""
+    """The action of the option `token` (spelled out: no abbreviations) when it takes exactly one value."""
     if not token.startswith("--") or "=" in token:
         return None
     action = parser._option_string_actions.get(token)
-    if action is None:
-        matches = {a for s, a in parser._option_string_actions.items() if s.startswith(token)}
-        action = matches.pop() if len(matches) == 1 else None
     return action if action is not None and action.nargs is None else None
 
 

@@ -66,6 +66,7 @@ class Parser(argparse.ArgumentParser):
     value given at most once (StoreOnce), and the closest flag suggested for an unknown one."""
 
     def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)  # `--alpha` was read as --alpha-max, `--sig` as --sigma: silently
         super().__init__(*args, **kwargs)
         self.register("action", None, StoreOnce)
         self.register("action", "store", StoreOnce)

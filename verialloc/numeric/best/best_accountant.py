@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import mpmath as mp
 
+from ...budget import Estimate, current_budget
 from ...config import Config
+from ...ledger import ledger_of
 from ...errors import UnsupportedRequest
 from ...result import Bracket, max_bracket
 from ...validation import as_float, direction as check_direction, nonnegative
@@ -74,6 +76,10 @@ def _best(
             per_method[method.name] = {d_: reason for d_ in directions}
             continue
         kwargs = dict(options) if method is PLD else {}
+        over = _over_budget(method, query, config, value, directions, digits, kwargs)
+        if over is not None:
+            per_method[method.name] = {d_: over for d_ in directions}
+            continue
         if progress is not None:
             tick = _prefixed(progress, f"best {method.name}")
             tick("start")
@@ -92,6 +98,22 @@ def _within(query: str, directions: tuple, per_method: dict, gap: float) -> bool
         return False
     lower, upper = mp.mpf(b.lower), mp.mpf(b.upper)  # not float: an end of 1e-338 is not 0
     return mp.isfinite(lower) and mp.isfinite(upper) and upper - lower <= gap * abs(upper)
+
+
+def _over_budget(method, query: str, config, value, directions: tuple, digits: int, kwargs: dict) -> str | None:
+    """Why `method` is not run: its own estimate exceeds the running query's budget (best's estimate counts the
+    methods it expects to run; one that refuses at run time, e.g. pld on a geometric grid too large, hands its part to
+    the next, which must then fit on its own). None when it fits or cannot be estimated (its query says why)."""
+    budget = current_budget()
+    try:
+        d = "both" if len(directions) == 2 else directions[0]
+        events = ledger_of(config).events
+        est = sum((method.estimate(query, e, value, kwargs, digits, d) for e in events), Estimate(0.0, 0.0, ""))
+    except UnsupportedRequest:
+        return None
+    if est.fits(budget):
+        return None
+    return f"not run: estimated {est.describe()}, over the budget of {budget.seconds:g} s and {budget.memory / 2**30:g} GiB"
 
 
 def _prefixed(progress, prefix: str):
