@@ -300,8 +300,8 @@ def render_map(out: dict) -> str:
         + (f" rate {r['rate']}" if r["rate"] else "")
         + (f" k {r['k']}" if r["k"] != 1 else "")
         + (f" epochs {r['epochs']}" if r["epochs"] != 1 else ""),
-        "  "
-        + ", ".join(f"{n} {f}" for f, n in counts.items())
+        f"  {len(out['cells'])} answers (cells x accountants): "
+        + ", ".join(f"{counts[f]} {f}" for f in sorted(counts, key=lambda f: (-counts[f], f)))
         + f"; {s['total']:g} s ({s['brackets']:g} s certified brackets, {s['accountants']:g} s accountants)",
     ]
     if out.get("resumed"):
