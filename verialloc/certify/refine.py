@@ -190,22 +190,29 @@ def certify(
         else:
             reason = "decided" if verdict != "inconclusive" else "the claim lies within the exact value's widening"
     for loss_step in () if exact is not None or verdict != "inconclusive" else loss_steps:
-        left = seconds - (time.perf_counter() - start)
-        options = {"settings": settings_for(claim, loss_step)}
-        if last_pld is not None:
-            predicted = GROWTH * last_pld
-        else:
-            if not steps:  # nothing certified yet: a request that cannot fit at all is refused, naming its size
-                cost.check(claim.quantity, config, "pld", claim.at, options, cost.Budget(seconds=max(left, 1e-3)))
-            predicted = cost.estimate(claim.quantity, config, "pld", claim.at, options).seconds
-        if predicted > left:
-            reason = f"budget: the next step would exceed {seconds:g} s"
+        try:
+            left = seconds - (time.perf_counter() - start)
+            options = {"settings": settings_for(claim, loss_step)}
+            if last_pld is not None:
+                predicted = GROWTH * last_pld
+            else:
+                if not steps:  # nothing certified yet: a request that cannot fit at all is refused, naming its size
+                    cost.check(claim.quantity, config, "pld", claim.at, options, cost.Budget(seconds=max(left, 1e-3)))
+                predicted = cost.estimate(claim.quantity, config, "pld", claim.at, options).seconds
+            if predicted > left:
+                reason = f"budget: the next step would exceed {seconds:g} s"
+                break
+            width = _width(lower, upper)
+            t0 = time.perf_counter()
+            step, table, eps_hint = _pld_step(config, claim, d, loss_step, eps_hint, progress)
+            step.seconds = last_pld = time.perf_counter() - t0
+            verdict = record(step)
+        except UnsupportedRequest as exc:  # pld cannot serve the claim at all (a grid too large, a range): best's
+            if steps or isinstance(exc, cost.BudgetExceeded):  # bracket, each method within the budget left
+                raise
+            verdict = record(_best_step(config, claim, d, seconds - (time.perf_counter() - start)))
+            reason = "decided" if verdict != "inconclusive" else f"pld cannot serve this claim ({exc.supported})"
             break
-        width = _width(lower, upper)
-        t0 = time.perf_counter()
-        step, table, eps_hint = _pld_step(config, claim, d, loss_step, eps_hint, progress)
-        step.seconds = last_pld = time.perf_counter() - t0
-        verdict = record(step)
         if verdict != "inconclusive":
             reason = "decided"
             break
@@ -323,6 +330,20 @@ def settings_for(claim: Claim, loss_step: float) -> Settings:
     scale = float(claim.at if claim.quantity == "epsilon" else claim.value)
     tail = 1e-15 if scale <= 0 else max(min(1e-15, 1e-3 * scale), 1e-300)
     return Settings(loss_step=loss_step, tail=tail)
+
+
+def _best_step(config: Config, claim: Claim, direction: str, left: float) -> Step:
+    """The bracket of method best (pld, rdp and analytic, each within the budget left) when the pld schedule cannot
+    serve the claim at all: rdp's and analytic's upper ends can still decide it (hostile-user pass: σ = 0.3,
+    t = 10⁵, E = 10 was refused, advising a --method certify does not have). When best refuses too, its refusal
+    (each method's reason) is raised."""
+    from .. import api
+
+    ask = api.epsilon if claim.quantity == "epsilon" else api.delta
+    t0 = time.perf_counter()
+    b = ask(config, claim.at, direction=direction, method="best", budget=max(left, 0.1))
+    notes = {"notes": list(b.details.get("notes", [])), "upper_from": b.details.get("upper_from")}
+    return Step("best", {}, mp.mpf(b.lower), mp.mpf(b.upper), time.perf_counter() - t0, "bound", notes)
 
 
 def _pld_step(config: Config, claim: Claim, direction: str, loss_step: float, eps_hint, progress):
