@@ -18,7 +18,9 @@ def test_remove_direction_is_decided_by_best(claimed, verdict):
     cert = certify(CONFIG, make_claim(delta="1e-10", claimed_epsilon=claimed), "remove", budget=60)
     assert cert.verdict == verdict
     assert [s.method for s in cert.steps] == ["best"]
-    assert cert.stop_reason == "decided" if verdict == "certified" else "pld cannot serve this claim" in cert.stop_reason
+    assert (
+        cert.stop_reason == "decided" if verdict == "certified" else "pld cannot serve this claim" in cert.stop_reason
+    )
 
 
 def test_both_directions_are_refused_naming_every_method():

@@ -160,3 +160,14 @@ def test_a_rate_without_a_scheme_is_poisson_in_python_too():
 
     assert Config(Gaussian(1), rate="0.01", steps=10).scheme == "poisson"
     assert Config(Gaussian(1), steps=10).scheme == "allocation"
+
+
+@pytest.mark.parametrize(
+    "key,suggested",
+    [("noise_multiplier", "sigma"), ("num_steps", "steps"), ("sample_rate", "rate"), ("setps", "steps")],
+)
+def test_a_config_file_key_from_another_library_names_verialloc_s(capsys, tmp_path, key, suggested):
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"mechanism": "gaussian", "sigma": 1, "steps": 10, key: 1}))
+    err = error_line(capsys, "epsilon", "--config", str(path), "--delta", "1e-5")
+    assert f"{key}=1 is invalid: unknown configuration key (did you mean {suggested}?)" in err

@@ -20,6 +20,8 @@ file go through the same validation.
 
 from __future__ import annotations
 
+import difflib
+
 import datetime
 import tomllib
 from pathlib import Path
@@ -130,7 +132,7 @@ def flag_values(data: dict) -> dict:
             hint = (
                 f"{key} belongs to the query: give it on the command line"
                 if key in QUERY_KEYS
-                else "unknown configuration key"
+                else "unknown configuration key" + _did_you_mean(str(key))
             )
             raise InvalidParameter(str(key), _shown(data[key]), f"{hint}; configuration keys: " + ", ".join(KEYS))
     out = {}
@@ -205,6 +207,20 @@ def config_from_values(values: dict) -> Config:
         epochs=given.get("epochs", "1"),
         rate=given.get("rate"),
     )
+
+
+#: other libraries' names for configuration keys (dp_accounting, opacus; the CLI takes them as flag aliases)
+KEY_ALIASES = {"num_steps": "steps", "sample_rate": "rate", "sampling_probability": "rate"}
+
+
+def _did_you_mean(key: str) -> str:
+    """`; did you mean sigma?` for another library's name (noise_multiplier) or a near miss of a key."""
+    name = key.lower().replace("-", "_")
+    aliases = {**KEY_ALIASES}
+    for cls in MECHANISMS.values():
+        aliases.update({a.replace("-", "_"): cls.parameter for a in cls.parameter_aliases})
+    close = aliases.get(name) or next(iter(difflib.get_close_matches(name, KEYS, n=1, cutoff=0.75)), None)
+    return f" (did you mean {close}?)" if close else ""
 
 
 def _shown(value) -> str:
