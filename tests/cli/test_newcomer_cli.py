@@ -171,3 +171,15 @@ def test_a_config_file_key_from_another_library_names_verialloc_s(capsys, tmp_pa
     path.write_text(json.dumps({"mechanism": "gaussian", "sigma": 1, "steps": 10, key: 1}))
     err = error_line(capsys, "epsilon", "--config", str(path), "--delta", "1e-5")
     assert f"{key}=1 is invalid: unknown configuration key (did you mean {suggested}?)" in err
+
+
+def test_epsilon_reads_an_opacus_history_as_certify_does(capsys, tmp_path):
+    """`verialloc epsilon --from-opacus-history FILE` (it was certify only): the history's events, the same bracket
+    as the configuration typed out; a configuration flag beside it is refused naming the flag."""
+    path = tmp_path / "history.json"
+    path.write_text(json.dumps({"history": [[2.0, 0.1, 20]], "mechanism": "rdp"}))
+    status, out, _ = status_and_json(capsys, "epsilon", "--from-opacus-history", str(path), "--delta", "1e-5")
+    status2, out2, _ = status_and_json(capsys, "epsilon", *OPACUS_WORDS)
+    assert status == status2 == 0 and (out["lower"], out["upper"]) == (out2["lower"], out2["upper"])
+    err = error_line(capsys, "epsilon", "--from-opacus-history", str(path), "--sigma", "1", "--delta", "1e-5")
+    assert err.startswith("verialloc: error: sigma=1 is invalid: --sigma cannot be combined")

@@ -22,14 +22,14 @@ from ..certify.refine import DEFAULT_BUDGET
 from ..certify.report import DIGITS, MAX_DIGITS, render_text
 from ..errors import InvalidParameter
 from ..formatting import decimal
-from ..validation import abbreviated, integer
+from ..validation import integer
 from ..config import Config
 from ..mechanisms import Gaussian
-from ..integrations.opacus import from_opacus_history
 from .common import (
     CONFIG_DEFAULTS,
     CONFIG_FLAGS,
     INCONCLUSIVE,
+    OPACUS_HELP,
     OK,
     REFUTED,
     add_config_flags,
@@ -66,12 +66,7 @@ def register(sub) -> None:
         "that decides the verdict gets more when fewer would misplace the claim",
     )
     p.add_argument("--report", help="write a Markdown report (and a PNG profile plot next to it)")
-    p.add_argument(
-        "--from-opacus-history",
-        metavar="FILE",
-        help="the configuration of an opacus accountant history: JSON [[sigma, q, steps], ...] or "
-        '{"history": [...]} (docs/integrations.md); replaces --config and the configuration flags',
-    )
+    p.add_argument("--from-opacus-history", metavar="FILE", help=OPACUS_HELP)
     p.add_argument(
         "--batch",
         metavar="FILE",
@@ -127,7 +122,7 @@ def run_certify(args) -> dict:
     for flag in ("executor", "scheduler", "workers"):
         if getattr(args, flag) not in (None, "local"):
             raise InvalidParameter(flag, getattr(args, flag), "applies only with --batch FILE --out FILE")
-    config = _config(args) if args.from_opacus_history is None else _opacus_config(args)
+    config = _config(args) if args.from_opacus_history is None else config_from_args(args)
     claim = make_claim(
         delta=args.delta, claimed_epsilon=args.claimed_epsilon, epsilon=args.epsilon, claimed_delta=args.claimed_delta
     )
@@ -137,19 +132,6 @@ def run_certify(args) -> dict:
     if args.report:
         out["report"] = str(write_report(cert, args.report, digits))
     return out
-
-
-def _opacus_config(args):
-    """--from-opacus-history FILE: the Config of the history (integrations.opacus), alone of the configuration."""
-    given = [f for f in CONFIG_FLAGS if getattr(args, f) not in (None, CONFIG_DEFAULTS.get(f))]
-    if args.config is not None or given:
-        flag = "config" if args.config is not None else given[0]
-        raise InvalidParameter(
-            flag,
-            abbreviated(getattr(args, flag)),
-            f"--{flag} cannot be combined with --from-opacus-history (the history gives the whole configuration)",
-        )
-    return from_opacus_history(args.from_opacus_history)
 
 
 def _run_batch(args) -> dict:

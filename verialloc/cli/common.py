@@ -174,11 +174,30 @@ def apply_config_file(args):
     return args
 
 
+OPACUS_HELP = (
+    "the configuration of an opacus accountant history: JSON [[sigma, q, steps], ...] or "
+    '{"history": [...]} as its state_dict() (docs/integrations.md); replaces --config and the configuration flags'
+)
+
+
 def config_from_args(args):
     """What the configuration flags (after apply_config_file) describe, validated like a config file's keys: a
-    Config, or the Ledger of a file's phases."""
+    Config, or the Ledger of a file's phases; or, with --from-opacus-history FILE, the history's accounted events
+    (integrations.opacus), which then stand alone."""
     from ..io import config_file
 
+    if getattr(args, "from_opacus_history", None) is not None:
+        given = [f for f in _config_flags() if getattr(args, f) not in (None, CONFIG_DEFAULTS.get(f))]
+        if args.config is not None or given:
+            flag = "config" if args.config is not None else given[0]
+            raise InvalidParameter(
+                flag,
+                abbreviated(getattr(args, flag)),
+                f"--{flag} cannot be combined with --from-opacus-history (the history gives the whole configuration)",
+            )
+        from ..integrations.opacus import from_opacus_history
+
+        return from_opacus_history(args.from_opacus_history)
     if getattr(args, "phases", None):
         return config_file.accounted_from_values({"phases": args.phases})
     return config_file.config_from_values({f: getattr(args, f) for f in _config_flags()})

@@ -18,7 +18,15 @@ from .. import api, registry
 from ..formatting import decimal, describe, describe_events
 from ..errors import InvalidParameter
 from ..validation import abbreviated, digits as check_digits, to_fraction
-from .common import DEFAULT_DIGITS, add_config_flags, bracket_json, config_from_args, progress_bar, spellings
+from .common import (
+    DEFAULT_DIGITS,
+    OPACUS_HELP,
+    add_config_flags,
+    bracket_json,
+    config_from_args,
+    progress_bar,
+    spellings,
+)
 
 
 def register(sub) -> None:
@@ -29,6 +37,7 @@ def register(sub) -> None:
     ]:
         p = sub.add_parser(name, help=helptext, description=helptext)
         add_config_flags(p)
+        p.add_argument("--from-opacus-history", metavar="FILE", help=OPACUS_HELP)
         if name == "rdp":
             orders = "; ".join(f"{m.name}: {m.orders}" for m in registry.METHODS.values() if m.orders)
             p.add_argument("--alpha", required=True, help=f"Rényi order ({orders})")
