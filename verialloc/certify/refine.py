@@ -1,22 +1,21 @@
 """Budgeted refinement: certified brackets from successively finer methods until the verdict is decided.
 
 Schedule (docs/certify.md):
-1. the exact method when it is cheap — finite pairs with few count vectors (`exact_is_cheap`), the Gaussian composition route
-   (allocation k = t or Poisson rate 1, F13), or continuous pairs with t·E ≤ 2 (closed form / quadrature);
-   its value is widened by EXACT_WIDEN (relative) to cover the printed digits (quadrature: an *estimated* error,
-   error_kind "quadrature" in the step record);
+1. the exact method when it is cheap — finite pairs with few count vectors (`exact_is_cheap`), the Gaussian
+   composition route (k = t or Poisson rate 1, F13), or continuous pairs with t·E ≤ 2 (closed form / quadrature),
+   widened by EXACT_WIDEN (relative) for the printed digits (quadrature: an *estimated* error, "quadrature");
 2. the pld pipeline (numeric.pld.pipeline: the pld method's own, with its tail, tail-accurate, window, epoch and
    k > 1 rules and its tightened lower ends) with loss_step 1e-3 → 3e-4 → 1e-4 → 3e-5 → 1e-5, tail = min(1e-15,
    1e-3·δ) with δ the target (ε claims) or the claim (δ claims), evaluated by the PLDs' certified evaluators
-   (`PLD.delta_bound`, `PLD.epsilon_bound`; lower and upper per direction, F2; "both" = max over directions, F3).
+   (`PLD.delta_bound`, `PLD.epsilon_bound`; per direction, F2; "both" = max, F3); 3. best (`_best_step`).
 The certified bracket is the intersection of every step's bracket (each is sound, except that a quadrature
-step's error is an estimate, labelled "quadrature" in reports; ±inf ends are kept, never turned into NaN: an exact value of +inf stays [+inf, +inf]). `strict=True` intersects only rigorous brackets
-(error_kind "exact" or "bound"): a quadrature step (estimated error) is recorded but skipped, and the pld
-schedule runs after it. Stops as soon as the verdict is decided, when the next step's predicted time
+step's error is an estimate, labelled "quadrature" in reports; ±inf ends are kept: an exact +inf stays [+inf, +inf]).
+`strict=True` intersects only rigorous brackets (error_kind "exact" or "bound"): a quadrature step is recorded but
+skipped, and the pld schedule runs after it. Stops as soon as the verdict is decided, when the next step's predicted time
 (GROWTH × the last pld step, or before the first pld step the cost model's estimate, verialloc.cost) exceeds the
 remaining budget, when a step tightens the bracket by less than MIN_GAIN, or when the schedule ends. When not even
-the first step fits (nothing certified yet), `cost.BudgetExceeded` is raised before any work, naming the
-parameter that drives the cost and the nearest feasible setting.
+the first step fits, `cost.BudgetExceeded` is raised before any work, naming the driving parameter and the nearest
+feasible setting.
 """
 
 from __future__ import annotations
@@ -333,14 +332,11 @@ def settings_for(claim: Claim, loss_step: float) -> Settings:
 
 
 def _best_step(config: Config, claim: Claim, direction: str, left: float) -> Step:
-    """The bracket of method best (pld, rdp and analytic, each within the budget left) when the pld schedule cannot
-    serve the claim at all: rdp's and analytic's upper ends can still decide it (hostile-user pass: σ = 0.3,
-    t = 10⁵, E = 10 was refused, advising a --method certify does not have). When best refuses too, its refusal
-    (each method's reason) is raised."""
+    """Method best's bracket (pld, rdp, analytic, each within the budget left) for a claim the pld schedule cannot
+    serve at all; best's refusal names every method's reason (hostile-user pass: σ = 0.3, t = 10⁵, E = 10)."""
     from .. import api
 
-    ask = api.epsilon if claim.quantity == "epsilon" else api.delta
-    t0 = time.perf_counter()
+    t0, ask = time.perf_counter(), api.epsilon if claim.quantity == "epsilon" else api.delta
     b = ask(config, claim.at, direction=direction, method="best", budget=max(left, 0.1))
     notes = {"notes": list(b.details.get("notes", [])), "upper_from": b.details.get("upper_from")}
     return Step("best", {}, mp.mpf(b.lower), mp.mpf(b.upper), time.perf_counter() - t0, "bound", notes)
