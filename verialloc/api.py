@@ -62,16 +62,18 @@ def _answer(query: str, accounted, method: str, value, digits, budget, options: 
 
 def _ask(query: str, ledger, chosen, opts: dict, value, direction: str, digits: int, compiled):
     """The query of one candidate, from its compiled form (an Accountant's kept one, or a fresh one)."""
-    if compiled is None:
-        form = chosen.compile(ledger, opts)
-    else:
-        if chosen.name not in compiled:
-            compiled[chosen.name] = chosen.compile(ledger, opts)
-            compiled[chosen.name].many_queries = True  # an Accountant's: more queries follow
-        form = compiled[chosen.name]
+    form = chosen.compile(ledger, opts) if compiled is None else _kept(compiled, chosen, ledger, opts)
     if query == "rdp":
         return form.rdp(value, digits)
     return getattr(form, query)(value, direction, digits)
+
+
+def _kept(compiled: dict, method, ledger, options: dict):
+    """An Accountant's compiled form of `method`, compiled on first use and kept; more queries will follow."""
+    if method.name not in compiled:
+        compiled[method.name] = method.compile(ledger, options)
+        compiled[method.name].many_queries = True
+    return compiled[method.name]
 
 
 @serialized
@@ -119,8 +121,7 @@ class Accountant:
         self.method, self.ledger, self.options, self.budget = method, ledger, options, budget
         self._compiled: dict = {}
         if type(method).candidates is Method.candidates:  # a method that is its own one candidate compiles at
-            self._compiled[method.name] = method.compile(ledger, options)  # once (refusing what it cannot account)
-            self._compiled[method.name].many_queries = True
+            _kept(self._compiled, method, ledger, options)  # once (refusing what it cannot account)
 
     @property
     def compiled(self):

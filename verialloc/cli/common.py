@@ -30,19 +30,19 @@ CONFIG_DEFAULTS = {"k": "1", "epochs": "1"}  # no scheme: a rate means poisson, 
 DEFAULT_DIGITS = 12
 #: exit statuses (docs/cli.md, "Exit codes"): 1 is never used by verialloc itself
 OK, USER_ERROR, INTERNAL_ERROR, REFUTED, INCONCLUSIVE, INTERRUPTED, BROKEN_PIPE = 0, 2, 3, 4, 5, 130, 141
-#: other libraries' names for verialloc's flags (dp_accounting, opacus), accepted as aliases of the same flag; a
-#: mechanism's parameter declares its own (`Mechanism.parameter_aliases`: --noise-multiplier for --sigma)
-FLAG_ALIASES = {
-    "steps": ("num-steps",),
-    "rate": ("sample-rate", "sampling-probability"),
-    "delta": ("target-delta",),
-    "epsilon": ("target-epsilon",),
-}
+#: other libraries' names for the query's flags (dp_accounting, opacus), accepted as aliases of the same flag; those
+#: of the configuration keys are the configuration files' (io/config_file.KEY_ALIASES: --num-steps, --sample-rate),
+#: and a mechanism's parameter declares its own (`Mechanism.parameter_aliases`: --noise-multiplier for --sigma)
+FLAG_ALIASES = {"delta": ("target-delta",), "epsilon": ("target-epsilon",)}
 
 
 def spellings(name: str, aliases=()) -> list[str]:
-    """`--name` and its aliases (FLAG_ALIASES and `aliases`), for add_argument (the destination stays `name`)."""
-    return [f"--{name}", *(f"--{a}" for a in dict.fromkeys((*FLAG_ALIASES.get(name, ()), *aliases)))]
+    """`--name` and its aliases (FLAG_ALIASES, KEY_ALIASES and `aliases`), for add_argument (the destination stays
+    `name`)."""
+    from ..io.config_file import KEY_ALIASES
+
+    keyed = (alias.replace("_", "-") for alias, key in KEY_ALIASES.items() if key == name)
+    return [f"--{name}", *(f"--{a}" for a in dict.fromkeys((*FLAG_ALIASES.get(name, ()), *keyed, *aliases)))]
 
 
 class StoreOnce(argparse._StoreAction):

@@ -24,7 +24,7 @@ from fractions import Fraction
 from .. import cost
 from ..audit.adapters import Accountant, registry
 from ..audit.flags import DEFAULT_LOOSE_PERCENT, exact
-from ..audit.golden import config_of
+from ..audit.golden import config_of, entry_brackets
 from ..audit.runner import audit
 from ..budget import Budget, BudgetExceeded, Estimate, seconds_text
 from ..runtime.executor import completed
@@ -67,7 +67,6 @@ def certified(task: tuple) -> dict:
     """One (σ, steps) task (region, σ, steps): {"brackets": {δ: {remove, add, both: [lower, upper]}}, "seconds",
     "error"}; a failure (e.g. over the budget) is recorded, not raised."""
     from .. import api
-    from ..formatting import decimal
 
     region, sigma, steps = task
     start = time.perf_counter()
@@ -76,11 +75,7 @@ def certified(task: tuple) -> dict:
         acc = api.compile(region.config(sigma, steps), method="pld")
         for d in region.deltas:
             b = acc.epsilon(repr(float(d)), direction="both", digits=DIGITS)
-            out["brackets"][d] = {
-                name: [decimal(x.lower, DIGITS, "down"), decimal(x.upper, DIGITS, "up")]
-                for name, x in (("both", b), *b.details.items())
-                if name in ("both", "remove", "add")
-            }
+            out["brackets"][d] = entry_brackets(b, DIGITS)
     except Exception as exc:  # noqa: BLE001 — a cell without a bracket is shown as such, the map goes on
         out["error"] = f"{type(exc).__name__}: {exc}"
     out["seconds"] = time.perf_counter() - start

@@ -16,6 +16,15 @@ from ...mechanisms import Gaussian
 TABLES = ("default",)
 
 
+def entry_brackets(b, digits: int) -> dict:
+    """{both, remove, add: [lower, upper]} of a direction-"both" bracket and its per-direction ones, as decimal
+    strings rounded outward (lower down, upper up): the `brackets` field of an entry."""
+    from ...formatting import decimal
+
+    directed = (("both", b), *((d, b.details[d]) for d in ("remove", "add") if d in b.details))
+    return {d: [decimal(x.lower, digits, "down"), decimal(x.upper, digits, "up")] for d, x in directed}
+
+
 def load(name: str = "default") -> dict:
     """The golden table `name` ({"versions", "date", "digits", "entries"})."""
     if name not in TABLES:

@@ -193,8 +193,7 @@ GRID: list[dict] = [
 def compute(spec: dict) -> dict:
     """One golden entry: `spec` plus brackets {remove, add, both: [lower, upper]} as outward-rounded strings."""
     from ... import api
-    from ...formatting import decimal
-    from . import config_of
+    from . import config_of, entry_brackets
 
     from ... import registry
 
@@ -204,10 +203,7 @@ def compute(spec: dict) -> dict:
     start = time.perf_counter()
     b = query(config_of(spec), spec["target"], direction="both", method=spec["method"], digits=DIGITS, **options)
     seconds = time.perf_counter() - start
-    brackets = {
-        d: [decimal(x.lower, DIGITS, "down"), decimal(x.upper, DIGITS, "up")]
-        for d, x in (("both", b), *b.details.items())
-    }
+    brackets = entry_brackets(b, DIGITS)
     notes = sorted({n for x in b.details.values() for n in x.details.get("notes", [])})
     return {
         **spec,
