@@ -99,18 +99,18 @@ class PldCompiled(Compiled):
     def epsilon(self, delta, direction="both", digits=30):
         return self._memo(
             ("epsilon", _exact(delta, "delta", open_unit), direction),
-            lambda: pld_accountant.query(
-                "epsilon", self.ledger, open_unit("delta", delta), direction, self._curve(delta), builds=self.builds
-            ),
+            lambda: self._epsilon(open_unit("delta", delta), direction),
         )
 
-    def _curve(self, delta) -> Settings:
+    def _epsilon(self, at, direction: str):
+        return pld_accountant.query("epsilon", self.ledger, at, direction, self._curve(float(at)), builds=self.builds)
+
+    def _curve(self, target: float) -> Settings:
         """The settings of an ε query: the pipeline's tail rule (tail_for), except that a compiled ledger expecting
         more queries (api.compile), when δ first needs a finer tail than the default, builds with the tail of
         δ·CURVE_REACH, so that the rest of a privacy curve below δ reads the same table (a finer tail is sound and
         no looser for a fixed loss grid; it widens the arrays by ~√(ln(1/tail)), about 1.2× for six decades). A single
         query, and a ledger with an allocation event (whose plan follows the tail), is as the rule says."""
-        target = float(open_unit("delta", delta))
         needed = pipeline.tail_for(self.settings, target, self.ledger)
         if not self.many_queries or needed.tail >= self.settings.tail or self._windowed:
             return needed
