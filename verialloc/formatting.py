@@ -1,4 +1,5 @@
-"""Decimal strings with a fixed number of significant digits, rounded in a stated direction."""
+"""Decimal strings with a fixed number of significant digits, rounded in a stated direction; the one-line echo of
+a configuration and of the inputs as typed (`describe`, `shown`)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import functools
 
 import mpmath as mp
 from mpmath.libmp import fone, from_int, mpf_add, mpf_div, mpf_mul, round_ceiling, round_floor, to_int
+
+from .validation import abbreviated
 
 #: 1/2 as a raw mpf
 _HALF = (0, 1, -1, 1)
@@ -179,3 +182,19 @@ def describe(echo: dict, show=lambda name, value: str(value)) -> str:
 def describe_events(echo: dict) -> list[str]:
     """One line per event of a composition's echo (none for one configuration)."""
     return [f"    phase {i + 1}: {describe(e)}" for i, e in enumerate(echo.get("events", []))]
+
+
+def shown(out: dict, name: str, exact) -> str:
+    """`typed (=exact)` when the text typed (`out["input"]`) differs from the exact rational used ("1e-5 (=1/100000)"),
+    else `exact`."""
+    typed = out.get("input", {}).get(name)
+    return f"{typed} (={exact})" if typed is not None and typed.strip() != str(exact) else str(exact)
+
+
+#: longest parameter text in a human header (a 1e-400 mass is a 400-digit rational: --json keeps it whole)
+HEADER_PARAM_CHARS = 80
+
+
+def header_show(out: dict):
+    """`show` for `describe`: a parameter as typed and as used, cut to HEADER_PARAM_CHARS."""
+    return lambda name, value: abbreviated(shown(out, name, value), HEADER_PARAM_CHARS)

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import cost
 from ..errors import InvalidParameter, UnsupportedRequest
-from ..formatting import decimal, describe, describe_events
+from ..formatting import decimal, describe, describe_events, header_show
 from ..ledger import ledger_of
 from ..method import FloatRange
 from ..rounding import float_down
@@ -115,10 +115,12 @@ def render_text(out: dict) -> str:
         verdict += " (rests on an estimated error, not a bound; --strict decides on rigorous bounds only)"
     elif out.get("strict"):
         verdict += " (strict: rigorous bounds only)"
+    show = header_show(out)  # as typed (=the exact rational), like `verialloc epsilon`
+    claimed = out.get("input", {}).get("claimed", out["claimed"])  # the claim as typed: it is exact
     lines = [
-        describe(out),
+        describe(out, show),
         *describe_events(out),
-        f"claim: {q}({target}={out[target]}) <= {out['claimed']}  [direction {out['direction']}]",
+        f"claim: {q}({target}={show(target, Fraction(out[target]))}) <= {claimed}  [direction {out['direction']}]",
         f"certified {q}: [{out['lower']}, {out['upper']}]  (lower by {_label(out['method']['lower'])}, "
         f"upper by {_label(out['method']['upper'])})",
         verdict,

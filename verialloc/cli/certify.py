@@ -22,6 +22,7 @@ from ..certify.refine import DEFAULT_BUDGET
 from ..certify.report import DIGITS, MAX_DIGITS, render_text
 from ..errors import InvalidParameter
 from ..formatting import decimal
+from .query import typed_inputs
 from ..validation import integer
 from ..config import Config
 from ..mechanisms import Gaussian
@@ -129,6 +130,8 @@ def run_certify(args) -> dict:
     digits = _digits(args.digits)
     cert = certify(config, claim, args.direction, args.budget, progress=progress_bar(), strict=args.strict)
     out = certificate_json(cert, digits)
+    typed = {"claimed": args.claimed_epsilon if args.claimed_epsilon is not None else args.claimed_delta}
+    out["input"] = {**typed_inputs(args), **{k: v for k, v in typed.items() if v is not None}}
     if args.report:
         out["report"] = str(write_report(cert, args.report, digits))
     return out

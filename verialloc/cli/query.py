@@ -15,9 +15,9 @@ Bad input exits with status 2 and one line naming the parameter and its valid ra
 from __future__ import annotations
 
 from .. import api, registry
-from ..formatting import decimal, describe, describe_events
+from ..formatting import decimal, describe, describe_events, header_show, shown
 from ..errors import InvalidParameter
-from ..validation import abbreviated, digits as check_digits, to_fraction
+from ..validation import digits as check_digits, to_fraction
 from .common import (
     DEFAULT_DIGITS,
     OPACUS_HELP,
@@ -148,23 +148,13 @@ def typed_inputs(args) -> dict:
     return {name: getattr(args, name) for name in NUMERIC_FLAGS if getattr(args, name, None) is not None}
 
 
-def shown(out: dict, name: str, exact) -> str:
-    """`typed (=exact)` when the text typed differs from the exact rational used ("1e-5 (=1/100000)"), else `exact`."""
-    typed = out.get("input", {}).get(name)
-    return f"{typed} (={exact})" if typed is not None and typed.strip() != str(exact) else str(exact)
-
-
-#: longest parameter text in the human header (a 1e-400 mass is a 400-digit rational: --json keeps it whole)
-HEADER_PARAM_CHARS = 80
-
-
 def render_text(out: dict) -> str:
     target = {"rdp": "alpha", "delta": "epsilon", "epsilon": "delta"}[out["command"]]
     value = shown(out, target, out.get(target))
     what = {"rdp": f"RDP at alpha={value}", "delta": f"delta(epsilon={value})", "epsilon": f"epsilon(delta={value})"}[
         out["command"]
     ]
-    show = lambda k, v: abbreviated(shown(out, k, v), HEADER_PARAM_CHARS)  # noqa: E731
+    show = header_show(out)
     lines = [f"{what} of {describe(out, show)}", *describe_events(out)]
     method = (
         out["method"]
