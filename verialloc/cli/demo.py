@@ -26,7 +26,7 @@ BUDGET = 25
 
 def run_demo() -> dict:
     """Print one certificate per claim; returns {"command": "demo", "verdicts": [...]}."""
-    console = Console()
+    console = Console(soft_wrap=True)  # piped output keeps its lines (no wrapping at 80 columns)
     config = Config(Gaussian(SIGMA), **CONFIG)
     console.print(
         f"[bold]verialloc demo[/bold]: certify (ε, δ = {DELTA}) claims for Gaussian σ = {SIGMA}, random "
@@ -36,7 +36,8 @@ def run_demo() -> dict:
     for value, what in CLAIMS:
         cert = certify(config, make_claim(delta=DELTA, claimed_epsilon=value), "both", BUDGET)
         console.print(f"[bold]claim ε = {value}[/bold] ({what})")
-        console.print(render_text(certificate_json(cert)), highlight=False, markup=False)
+        out = {**certificate_json(cert), "input": {"delta": DELTA, "claimed": value}}  # echoed as typed, like certify
+        console.print(render_text(out), highlight=False, markup=False)
         console.print()
         verdicts.append(cert.verdict)
     return {"command": "demo", "verdicts": verdicts}
