@@ -113,6 +113,19 @@ def in_python_words(exc: VeriallocError) -> VeriallocError:
     return exc
 
 
+#: a remedy that picks a method ("; use --method exact", "; or use --method rdp / analytic (cheaper upper bounds)")
+_METHOD_REMEDY = _re.compile(r";? (?:or )?use --method [^;]*")
+
+
+def without_method_choice(exc: UnsupportedRequest, chooser: str) -> UnsupportedRequest:
+    """`exc` raised inside an entry point that chooses its methods itself (certify, calibrate): its "use --method X"
+    remedies do not apply there, so they are replaced by what `chooser` tried. Same class and fields."""
+    tail = f" ({chooser})"
+    exc.supported = _METHOD_REMEDY.sub("", exc.supported).replace("--method ", "method ") + tail
+    exc.args = (_METHOD_REMEDY.sub("", str(exc)).replace("--method ", "method ") + tail,)
+    return exc
+
+
 #: the interface whose words remedies take: "python", or "cli" while the command line runs (`command_line`)
 _interface = ["python"]
 

@@ -70,3 +70,12 @@ def test_batch_row_errors_name_remedies_as_the_caller_would():
     python_row = certify_row({**task, "words": "python"})
     assert cli_row["verdict"] == python_row["verdict"] == "error"
     assert "--budget" in cli_row["error"] and "budget=..." in python_row["error"]
+
+
+def test_certify_refusal_names_no_method_flag_it_lacks(capsys):
+    """certify chooses its methods: a range refusal must not advise `--method` (hostile-user pass, issue #30)."""
+    from verialloc.cli import main
+
+    assert main(["certify", "--sigma", "1", "--steps", "10", "--delta", "1e-400", "--claimed-epsilon", "3"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "delta=1e-400" in err and "1e-300" in err and "--method" not in err and len(err.splitlines()) == 1
