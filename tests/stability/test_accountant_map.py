@@ -1,11 +1,14 @@
 """Accountant map (issue #32): planted unsafe / hanging / raising accountants are flagged in exactly their cells,
-the HTML page holds one cell per point with its numbers, the cost check names a region that fits, CLI errors."""
+the HTML page holds one cell per point with its numbers (also checked in a real headless browser, `make browser`),
+the cost check names a region that fits, CLI errors."""
 
 import csv
 import json
+import os
 import time
 from fractions import Fraction
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +17,7 @@ from verialloc.budget import BudgetExceeded
 from verialloc.cli import main
 from verialloc.errors import InvalidParameter
 from verialloc.stability import accountants as maps
+from verialloc.stability.maps import COLOURS
 from verialloc.stability.page import page
 from verialloc.stability.region import Region, axis
 
@@ -100,9 +104,15 @@ class _Cells(HTMLParser):
             self.cells.append((self.tables, attrs))
 
 
-def test_html_page_has_one_cell_per_point_with_its_numbers(brackets, tmp_path):
+@pytest.fixture(scope="module")
+def planted_page(brackets):
+    """The cells of the planted accountant over REGION, and their HTML page."""
     cells = maps.run(REGION, [_planted(brackets)], timeout=20, brackets=brackets)["cells"]
-    html = page(cells, "map", "verialloc stability ...", maps.summary(cells))
+    return cells, page(cells, "map", "verialloc stability ...", maps.summary(cells))
+
+
+def test_html_page_has_one_cell_per_point_with_its_numbers(planted_page):
+    cells, html = planted_page
     parser = _Cells()
     parser.feed(html)
     parser.close()
@@ -114,23 +124,66 @@ def test_html_page_has_one_cell_per_point_with_its_numbers(brackets, tmp_path):
         assert a["data-lower"] == c.lower and a["data-upper"] == c.upper
         assert repr(c.reported) in a["title"] and c.lower in a["title"] and c.upper in a["title"]
     assert "<script" not in html and "http" not in html  # self-contained
-    _render_in_a_browser(html, tmp_path, len(cells))
 
 
-def _render_in_a_browser(html, tmp_path, n):
+GET_A_BROWSER = "run `make browser` (or set VERIALLOC_BROWSER=/path/to/chrome with playwright installed)"
+#: what Chromium needs in a container, as root: no sandbox, no zygote, /tmp instead of a small /dev/shm
+CHROMIUM_ARGS = ["--no-sandbox", "--no-zygote", "--disable-dev-shm-usage", "--disable-gpu"]
+
+
+def _chromium():
+    """The Chromium to launch: $VERIALLOC_BROWSER, else the one `make browser` unpacked into .browser/, else None
+    (playwright's own, where `playwright install chromium` could fetch it)."""
+    unpacked = Path(__file__).resolve().parents[2] / ".browser" / "chrome"
+    return os.environ.get("VERIALLOC_BROWSER") or (str(unpacked) if unpacked.exists() else None)
+
+
+def _rgb(flag):
+    return tuple(bytes.fromhex(COLOURS[flag][1:]))
+
+
+def test_html_page_in_a_headless_browser(planted_page, tmp_path):
+    """The page in a real headless Chromium (`make browser`; skipped without one): one td.cell per cell, the first visible, the element under the mouse
+    at a hovered cell is that cell with its numbers in its title, each cell painted in its flag's colour, and a
+    screenshot that is not blank and shows those colours."""
     try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("no headless browser: playwright is not installed (the page was parsed with html.parser)")
+        from PIL import Image
+        from playwright.sync_api import Error, sync_playwright
+    except ImportError as e:
+        pytest.skip(f"no headless browser: {e.name} is not installed; {GET_A_BROWSER}")
+    cells, html = planted_page
     path = tmp_path / "map.html"
     path.write_text(html)
     with sync_playwright() as p:
-        browser = p.chromium.launch()
-        pg = browser.new_page()
+        try:
+            browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS, timeout=60_000)
+        except Error as e:
+            if _chromium() or "Executable doesn't exist" not in str(e):
+                raise
+            pytest.skip(f"no headless browser: playwright has no Chromium; {GET_A_BROWSER}")
+        pg = browser.new_page(viewport={"width": 900, "height": 700})
         pg.goto(path.as_uri())
-        assert pg.locator("td.cell").count() == n
-        assert pg.locator("td.cell").first.is_visible()
+        tds = pg.locator("td.cell")
+        assert tds.count() == len(cells) and tds.first.is_visible()
+        by = {(f"{c.sigma:g}", str(c.steps)): c for c in cells}
+        for i in range(len(cells)):
+            td = tds.nth(i)
+            c = by[td.get_attribute("data-sigma"), td.get_attribute("data-steps")]
+            td.hover()
+            box = td.bounding_box()
+            under = pg.evaluate("([x, y]) => document.elementFromPoint(x, y).title", [box["x"] + 2, box["y"] + 2])
+            hovered = pg.evaluate("() => [...document.querySelectorAll(':hover')].pop().title")
+            assert under == hovered == td.get_attribute("title")
+            assert repr(c.reported) in hovered and c.lower in hovered and c.upper in hovered
+            rgb = td.evaluate("e => getComputedStyle(e).backgroundColor")
+            assert rgb == "rgb({}, {}, {})".format(*_rgb(td.get_attribute("data-flag")))
+        shot = tmp_path / "map.png"
+        pg.locator("table.map").screenshot(path=str(shot))
         browser.close()
+    colours = Image.open(shot).convert("RGB").getcolors(1 << 24)
+    assert sum(n for n, rgb in colours if rgb != (255, 255, 255)) > 1000  # not blank
+    painted = {rgb for n, rgb in colours if n > 100} & {_rgb(flag) for flag in COLOURS}  # flag colours shown
+    assert painted == {_rgb(c.flag) for c in cells}
 
 
 def test_cost_check_names_the_nearest_region_that_fits():
