@@ -88,3 +88,20 @@ def test_the_stop_rule_judges_the_answer_not_each_direction(directions, expected
     bracket cannot change it, so best stops (σ = 0.8, t = 10³ once ran analytic for 110 s for this reason)."""
     so_far = {"pld": {"remove": _answer("0.01", "0.02", "remove"), "add": _answer("0.1", "0.1005", "add")}}
     assert best._within("delta", directions, so_far, 0.01) is expected
+
+
+def test_best_serves_large_epsilon_like_pld_and_contains_the_exact_delta():
+    """best's δ range is pld's (any ε): at |ε| > 700 rdp and analytic are skipped, not the whole query (issue #30);
+    the bracket holds the exact layer's δ (randomized response with ε0 = 800, t = 2, F2) in both signs of ε."""
+    import mpmath as mp
+
+    from verialloc import api
+    from verialloc.config import Config
+    from verialloc.mechanisms import RandomizedResponse
+
+    config = Config(RandomizedResponse("800"), steps=2)
+    for eps in ("790", "-720"):
+        b = api.delta(config, eps, direction="remove", method="best")
+        truth = api.delta(config, eps, direction="remove", method="exact", digits=20)
+        assert mp.mpf(b.lower) <= mp.mpf(truth.lower) and mp.mpf(truth.upper) <= mp.mpf(b.upper)
+        assert "rdp" in str(b.details.get("skipped", b.details)) or b.details.get("upper_from") == "pld"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import mpmath as mp
 
-from ...budget import Estimate, current_budget
+from ...budget import Estimate, current_budget, fraction_or_none
 from ...config import Config
 from ...ledger import ledger_of
 from ...errors import UnsupportedRequest
@@ -76,6 +76,10 @@ def _best(
             per_method[method.name] = {d_: reason for d_ in directions}
             continue
         kwargs = dict(options) if method is PLD else {}
+        out_of_range = _epsilon_out_of_range(method, query, value)
+        if out_of_range is not None:
+            per_method[method.name] = {d_: out_of_range for d_ in directions}
+            continue
         over = _over_budget(method, query, config, value, directions, digits, kwargs)
         if over is not None:
             per_method[method.name] = {d_: over for d_ in directions}
@@ -98,6 +102,16 @@ def _within(query: str, directions: tuple, per_method: dict, gap: float) -> bool
         return False
     lower, upper = mp.mpf(b.lower), mp.mpf(b.upper)  # not float: an end of 1e-338 is not 0
     return mp.isfinite(lower) and mp.isfinite(upper) and upper - lower <= gap * abs(upper)
+
+
+def _epsilon_out_of_range(method, query: str, value) -> str | None:
+    """Why `method` is not run on a δ query at |ε| beyond its float64 range (`FloatRange.epsilon`: rdp and analytic
+    stop at 700, pld serves any ε); best's own range is pld's."""
+    limit = method.float_range.epsilon
+    eps = fraction_or_none(value) if query == "delta" else None
+    if limit is None or eps is None or abs(eps) <= limit:
+        return None
+    return f"not run: {method.name} (float64) supports epsilon in [-{limit}, {limit}]"
 
 
 def _over_budget(method, query: str, config, value, directions: tuple, digits: int, kwargs: dict) -> str | None:

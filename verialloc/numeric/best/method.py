@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ...budget import small
 from ...errors import UnsupportedRequest
-from ...method import Flag, Method
+from ...method import Flag, FloatRange, Method
 from ...validation import as_float, nonnegative
 from ..pld import cost as pld_cost
 from ..pld.method import FLAGS as PLD_FLAGS, QUICK_LOSS_STEP, check_progress, check_settings, settings_from_flags
@@ -30,6 +30,8 @@ class BestMethod(Method):
         ),
     )
     takes_progress = True
+    #: pld's range (any ε for δ queries); rdp and analytic are skipped beyond theirs (best_accountant)
+    float_range = FloatRange(epsilon=None)
     #: analytic runs on its finer default grid inside best, about 10 times its quick settings' time
     combines = {"pld": 1.0, "rdp": 1.0, "analytic": 10.0}
 
