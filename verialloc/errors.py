@@ -126,6 +126,23 @@ def without_method_choice(exc: UnsupportedRequest, chooser: str) -> UnsupportedR
     return exc
 
 
+def chooses_methods(chooser: str):
+    """Decorator of an entry point that chooses its methods itself: refusals leave it in its words
+    (`without_method_choice`)."""
+
+    def wrap(fn):
+        @_functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except UnsupportedRequest as exc:
+                raise without_method_choice(exc, chooser) from None
+
+        return wrapper
+
+    return wrap
+
+
 #: the interface whose words remedies take: "python", or "cli" while the command line runs (`command_line`)
 _interface = ["python"]
 

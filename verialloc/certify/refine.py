@@ -27,7 +27,7 @@ import mpmath as mp
 
 from .. import cost, registry
 from ..config import Config
-from ..errors import InvalidParameter, UnsupportedRequest, python_remedies, without_method_choice
+from ..errors import InvalidParameter, UnsupportedRequest, python_remedies, chooses_methods
 from ..exact import accountant as exact_accountant
 from ..exact.discrete_profiles import composition_sizes
 from ..ledger import ledger_of
@@ -139,6 +139,7 @@ class Certificate:
 
 @serialized
 @python_remedies
+@chooses_methods("certify chooses among the exact layer, pld and best itself")
 def certify(
     config: Config,
     claim: Claim,
@@ -337,12 +338,7 @@ def _best_step(config: Config, claim: Claim, direction: str, left: float) -> Ste
     from .. import api
 
     t0, ask = time.perf_counter(), api.epsilon if claim.quantity == "epsilon" else api.delta
-    try:
-        b = ask(config, claim.at, direction=direction, method="best", budget=max(left, 0.1))
-    except UnsupportedRequest as exc:
-        if isinstance(exc, cost.BudgetExceeded):
-            raise
-        raise without_method_choice(exc, "certify tried the exact layer, pld and best: none serves this") from None
+    b = ask(config, claim.at, direction=direction, method="best", budget=max(left, 0.1))
     notes = {"notes": list(b.details.get("notes", [])), "upper_from": b.details.get("upper_from")}
     return Step("best", {}, mp.mpf(b.lower), mp.mpf(b.upper), time.perf_counter() - t0, "bound", notes)
 
