@@ -11,7 +11,8 @@ import pytest
 import verialloc.cli as cli
 from verialloc import Config, Gaussian, RandomizedResponse
 from verialloc.certify import certificate_json, certify, make_claim
-from verialloc.certify.refine import _widen, _width
+from verialloc.certify.exact_step import widen as _widen
+from verialloc.certify.refine import _width
 from verialloc.certify.report import render_text, shown
 from verialloc.certify.verdict import decide
 from verialloc.mechanisms import DiscretePair

@@ -1,5 +1,5 @@
 """Known gaps of issue #15 in certify: the fall-back ends of `PLD.epsilon_bound` (lower) (F2, I1) and the routing
-rule `refine.exact_is_cheap`.
+rule `exact_step.exact_is_cheap`.
 
 epsilon_lower must return an ε_lo ≤ ε(δ) of every truth dominating the lower PLD; the references are hockey-stick
 curves (F2) of explicit PLDs written out here — randomized response with p = 3/4 (losses ±ln 3, P-masses 3/4 and
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from verialloc import Config, DiscretePair, Gaussian, Laplace, RandomizedResponse
-from verialloc.certify.refine import EXACT_MAX_COUNTS, EXACT_TERMS_PER_ATOM, exact_is_cheap
+from verialloc.certify.exact_step import EXACT_MAX_COUNTS, EXACT_TERMS_PER_ATOM, exact_is_cheap
 from verialloc.numeric.pld.pld import PLD, RETRIES
 
 LN3 = math.log(3.0)

@@ -8,8 +8,11 @@ import pytest
 from verialloc.cli import main
 
 RR = ("--mechanism", "randomized-response", "--eps0", "1", "--steps", "1000")
-#: the exact ε(δ = 1e-6) of RR above is 0.12661448096... (README: certified [0.12661448, 0.12661449])
-INSIDE_THE_EXACT_WIDENING = "0.126614480960878"
+#: the exact ε(δ = 1e-6) of RR above to 72 digits (README: certified [0.12661448, 0.12661449]): within the widening
+#: of the exact step even at its most digits (60), so it stays inconclusive
+INSIDE_THE_EXACT_WIDENING = "0.126614480960878364726109424728150527948883332469189816842492582552446559"
+#: 15 digits of it: inside the 12-digit step's widening, decided by the 30-digit retry (refine, exact_step)
+DECIDED_BY_MORE_DIGITS = "0.126614480960878"
 
 
 def status_and_json(capsys, *argv):
@@ -97,6 +100,15 @@ def test_an_unknown_flag_gets_the_closest_flag(capsys, typed, suggested):
 def test_certify_exit_status_follows_the_verdict(capsys, claim, verdict, status):
     got, out, _ = status_and_json(capsys, "certify", *RR, "--delta", "1e-6", "--claimed-epsilon", claim)
     assert out["verdict"] == verdict and got == status
+
+
+def test_a_claim_within_the_12_digit_widening_is_decided_by_more_digits(capsys):
+    """The claim is below the exact value (its 15 leading digits, truncated), so refuted at 30 digits (issue #30)."""
+    got, out, _ = status_and_json(
+        capsys, "certify", *RR, "--delta", "1e-6", "--claimed-epsilon", DECIDED_BY_MORE_DIGITS
+    )
+    assert out["verdict"] == "refuted" and got == 4
+    assert [s["settings"]["digits"] for s in out["refinement"]] == [12, 30]
 
 
 def _batch(tmp_path, claims):

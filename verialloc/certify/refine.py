@@ -3,7 +3,8 @@
 Schedule (docs/certify.md):
 1. the exact method when it is cheap — finite pairs with few count vectors (`exact_is_cheap`), the Gaussian
    composition route (k = t or Poisson rate 1, F13), or continuous pairs with t·E ≤ 2 (closed form / quadrature),
-   widened by EXACT_WIDEN (relative) for the printed digits (quadrature: an *estimated* error, "quadrature");
+   widened by 10^(2 − digits) (relative) for the printed digits, retried at more digits while the claim lies
+   within that widening (exact_step) (quadrature: an *estimated* error, "quadrature");
 2. the pld pipeline (numeric.pld.pipeline: the pld method's own, with its tail, tail-accurate, window, epoch and
    k > 1 rules and its tightened lower ends) with loss_step 1e-3 → 3e-4 → 1e-4 → 3e-5 → 1e-5, tail = min(1e-15,
    1e-3·δ) with δ the target (ε claims) or the claim (δ claims), evaluated by the PLDs' certified evaluators
@@ -28,30 +29,21 @@ import mpmath as mp
 from .. import cost, registry
 from ..config import Config
 from ..errors import InvalidParameter, UnsupportedRequest, python_remedies, chooses_methods
-from ..exact import accountant as exact_accountant
-from ..exact.discrete_profiles import composition_sizes
 from ..ledger import ledger_of
 from ..mp_lock import serialized
 from ..numeric.pld import pipeline
 from ..numeric.pld.settings import Settings
 from ..numeric.pld.table import PldTable
 from ..validation import abbreviated, as_float, direction as check_direction, positive
+from .exact_step import ESCALATED_DIGITS, EXACT_DIGITS, exact_bracket, exact_is_cheap, widening
 from .verdict import Claim, decide
 
 LOSS_STEPS = (1e-3, 3e-4, 1e-4, 3e-5, 1e-5)
-EXACT_DIGITS = 12
-EXACT_WIDEN = mp.mpf(10) ** (2 - EXACT_DIGITS)
-#: finite pairs go exact when the composed pair has at most this many atoms and its allocation k-subset terms are at
-#: most EXACT_TERMS_PER_ATOM times that (each atom is built and queried about 4 times, 0.1–0.3 ms in all: ≤ 5 s)
-EXACT_MAX_COUNTS = 20_000
-EXACT_TERMS_PER_ATOM = 4
 GROWTH = 3.0
 MIN_GAIN = 0.05
 DEFAULT_BUDGET = 60
 #: error kinds whose brackets are bounds (docs: verialloc.result.Bracket); the others are estimates
 RIGOROUS = ("exact", "bound")
-#: worst first: the kind a combined bracket inherits from its parts
-KIND_RANK = ("statistical", "quadrature", "bound", "exact")
 #: how a step whose error is estimated, not bounded, is named in reports
 LABELS = {"quadrature": "quadrature (estimated error)", "statistical": "Monte Carlo (statistical, not a bound)"}
 
@@ -188,6 +180,14 @@ def certify(
         if exact.skipped:
             exact = None  # strict: its estimate decides nothing, the pld schedule runs
         else:
+            for digits in ESCALATED_DIGITS:  # the claim within the widening: more digits while the budget allows
+                left = seconds - (time.perf_counter() - start)
+                if verdict != "inconclusive" or GROWTH * exact.seconds > left:
+                    break
+                finer = _exact_step(config, claim, d, digits)
+                if finer is None:
+                    break
+                exact, verdict = finer, record(finer)
             reason = "decided" if verdict != "inconclusive" else "the claim lies within the exact value's widening"
     for loss_step in () if exact is not None or verdict != "inconclusive" else loss_steps:
         try:
@@ -251,8 +251,9 @@ def floor_at_zero(lower, upper) -> tuple:
 
 
 def _sane(x, side: str) -> mp.mpf:
-    """A step's bracket end as mpf; NaN (no information) becomes the trivial end (−inf lower, +inf upper)."""
-    x = mp.mpf(x)
+    """A step's bracket end as mpf, an mpf kept at its own precision (mp.mpf(x) would round a 30-digit exact end to
+    nearest at 53 bits, seed run 271); NaN (no information) becomes the trivial end (−inf lower, +inf upper)."""
+    x = x if isinstance(x, mp.mpf) else mp.mpf(x)
     return (mp.mpf("-inf") if side == "lower" else mp.mpf("inf")) if mp.isnan(x) else x
 
 
@@ -261,67 +262,20 @@ def _width(lower: mp.mpf, upper: mp.mpf) -> mp.mpf:
     return mp.mpf(0) if lower == upper else upper - lower
 
 
-def _widen(x: mp.mpf, sign: int) -> mp.mpf:
-    """x moved outward by the relative EXACT_WIDEN; ±inf and 0 stay (inf·widen would turn inf − inf into NaN)."""
-    return x if mp.isinf(x) or x == 0 else x + sign * abs(x) * EXACT_WIDEN
-
-
-def _kind(b) -> str:
-    """The worst error kind of a bracket and of every bracket nested in its details (KIND_RANK)."""
-    kinds = {b.error_kind} | {_kind(v) for v in b.details.values() if isinstance(v, type(b))}
-    return next((k for k in KIND_RANK if k in kinds), b.error_kind)
-
-
-def exact_is_cheap(config) -> bool:
-    """Cheap exact routes: finite pairs whose composed pair has at most EXACT_MAX_COUNTS atoms (C(t + m − 1, m − 1)
-    count vectors for m outputs, C(N + E − 1, E) after E epochs: the count of t·E steps undercounted epochs, 601
-    for t = 2, E = 300 against 45 451 atoms) and at most EXACT_TERMS_PER_ATOM·EXACT_MAX_COUNTS k-subset terms
-    (`discrete_profiles.composition_sizes`); F13 compositions; continuous pairs with t·E ≤ 2. A Ledger: its events
-    in closed form together (exact.accountant.ledger_composition), or all finite with at most EXACT_MAX_COUNTS atoms
-    in their composition (the product of the events' sizes)."""
-    ledger = ledger_of(config)
-    if ledger.single is None:
-        if exact_accountant.ledger_composition(ledger) is not None:
-            return True
-        total = 1
-        for e in ledger.events:
-            pairs = e.mechanism.finite_pairs()
-            if pairs is None or not _finite_is_cheap(e, pairs):
-                return False
-            total *= max(composition_sizes(p, e.scheme, e.steps, k=e.k, epochs=e.epochs)[2] for p in pairs)
-        return total <= EXACT_MAX_COUNTS
-    config = ledger.single
-    n = config.steps * config.epochs
-    pairs = config.mechanism.finite_pairs()
-    if pairs is not None:
-        return _finite_is_cheap(config, pairs)
-    if exact_accountant.composition(config) is not None:
-        return True
-    return n <= 2 and (config.scheme == "poisson" or config.k in (1, config.steps))
-
-
-def _exact_step(config: Config, claim: Claim, direction: str) -> Step | None:
-    t0 = time.perf_counter()
-    query = exact_accountant.epsilon if claim.quantity == "epsilon" else exact_accountant.delta
-    try:
-        b = query(config, claim.at, direction, EXACT_DIGITS)
-    except UnsupportedRequest:
+def _exact_step(config: Config, claim: Claim, direction: str, digits: int = EXACT_DIGITS) -> Step | None:
+    got = exact_bracket(config, claim, direction, digits)
+    if got is None:
         return None
-    kind = _kind(b)
-    lo, hi = _widen(mp.mpf(b.lower), -1), _widen(mp.mpf(b.upper), +1)
-    if claim.quantity == "delta":
-        lo, hi = max(lo, mp.mpf(0)), min(hi, mp.mpf(1))
+    lo, hi, kind, seconds = got
+    label = f", {LABELS.get(kind, kind)})" if kind not in RIGOROUS else ")"
     return Step(
         "exact",
-        {"digits": EXACT_DIGITS},
+        {"digits": digits},
         lo,
         hi,
-        time.perf_counter() - t0,
+        seconds,
         kind,
-        {
-            "widening": f"relative {mp.nstr(EXACT_WIDEN, 3)} (printed digits"
-            + (f", {LABELS.get(kind, kind)})" if kind not in RIGOROUS else ")")
-        },
+        {"widening": f"relative {mp.nstr(widening(digits), 3)} (printed digits{label}"},
     )
 
 
@@ -391,11 +345,3 @@ def profile_table(config, claim: Claim, epsilon_max: float) -> PldTable:
     builds, settings = pipeline.Builds(), settings_for(claim, LOSS_STEPS[0])
     tables = [builds.table(e, settings, epsilon_max, None, "both") for e in ledger_of(config).events]
     return tables[0] if len(tables) == 1 else builds.composed(tables, settings)
-
-
-def _finite_is_cheap(config: Config, pairs) -> bool:
-    sizes = [composition_sizes(pair, config.scheme, config.steps, k=config.k, epochs=config.epochs) for pair in pairs]
-    return all(
-        composed <= EXACT_MAX_COUNTS and atoms * splits <= EXACT_TERMS_PER_ATOM * EXACT_MAX_COUNTS
-        for atoms, splits, composed in sizes
-    )
