@@ -8,7 +8,7 @@ import sys
 import pytest
 
 import verialloc.testing
-from verialloc.testing import assertions, plugin, strategies
+from verialloc.testing import assertions, golden, plugin, strategies
 
 #: the public surface (issue #14): name -> submodule defining it
 PUBLIC = {
@@ -16,6 +16,8 @@ PUBLIC = {
     "assert_sound_lower": assertions,
     "reference": assertions,
     "check_accountant": plugin,
+    "GoldenCase": golden,
+    "golden_cases": golden,
     **{
         name: strategies
         for name in (

@@ -12,6 +12,7 @@ Public names (`__all__`):
 * checks of an accountant `fn(config, epsilon=ε | delta=δ, direction=d)` against verialloc's references:
   `check_accountant` (upper / lower / estimate claims, optional looseness; the `verialloc_check` fixture of the
   pytest plugin, `plugin`), `assert_sound_upper`, `assert_sound_lower` and `reference` (the Bracket they use);
+* the golden tables of `verialloc audit` as test cases with precomputed references: `golden_cases`, `GoldenCase`;
 * hypothesis strategies for accounting inputs (exact Fractions): `gaussians`, `laplaces`, `randomized_responses`,
   `discrete_pairs`, `probability_pairs`, `finite_mechanisms`, `mechanisms`, `rates`, `epsilons`, `deltas`,
   `directions`, `configs`, `queries` and their `Query`.
@@ -30,6 +31,7 @@ from importlib import import_module
 _SOURCES = {
     **dict.fromkeys(("assert_sound_lower", "assert_sound_upper", "reference"), "assertions"),
     "check_accountant": "plugin",
+    **dict.fromkeys(("GoldenCase", "golden_cases"), "golden"),
     **dict.fromkeys(
         (
             "Query",

@@ -93,10 +93,12 @@ def check_accountant(
     fn(config, epsilon=… | delta=…, direction=…, **kwargs), `direction=` passed only when fn takes it (a parameter
     of that name or **kwargs; otherwise its answer is judged against `direction`); a keyword fn does not take is
     refused (InvalidParameter naming the signature needed) before fn runs. `config`: a `verialloc.Config` or a dict of its fields.
-    `method`: "auto" | "exact" | "pld"; `pld_settings` refines the pld reference; `references`: a dict caching
+    `method`: "auto" | "exact" | "pld", or a precomputed reference Bracket (`golden_cases()[i].reference(direction)`,
+    testing.golden); `pld_settings` refines the pld reference; `references`: a dict caching
     the references across calls (the fixture's lasts the session); `budget`: seconds the reference may take.
     """
     __tracebackhide__ = True
+    from ..result import Bracket
     from . import assertions
 
     config, quantity, value, exact = _inputs(
@@ -123,8 +125,11 @@ def check_accountant(
             f"[direction={direction}] for {assertions.describe(config)}; it "
             f"{assertions.expected_return(quantity)}"
         )
-    key = (config, quantity, exact, direction, method, pld_settings)  # exact: a 0-d array or "1e-5" is hashable
+    precomputed = isinstance(method, Bracket)
+    key = (config, quantity, exact, direction, "precomputed" if precomputed else method, pld_settings)  # exact: a 0-d array or "1e-5" is hashable
     cache = {} if references is None else references
+    if precomputed:  # precomputed (a golden entry, testing.golden): nothing to compute or cache
+        cache = {key: method}
     if key not in cache:
         cache[key] = assertions.reference(
             config,
@@ -200,9 +205,20 @@ def _inputs(
     quantity, value = quantity_of(epsilon, delta)
     exact = real("epsilon", epsilon) if quantity == "delta" else open_unit("delta", delta)
     check_direction(direction)
-    for name, x, valid in (("claim", claim, CLAIMS), ("method", method, METHODS)):
-        if not isinstance(x, str) or x not in valid:
-            raise InvalidParameter(name, abbreviated(x), "must be one of " + ", ".join(valid))
+    from ..result import Bracket
+
+    if not isinstance(claim, str) or claim not in CLAIMS:
+        raise InvalidParameter("claim", abbreviated(claim), "must be one of " + ", ".join(CLAIMS))
+    if not isinstance(method, Bracket) and (not isinstance(method, str) or method not in METHODS):
+        raise InvalidParameter(
+            "method", abbreviated(method), "must be one of " + ", ".join(METHODS) + " or a precomputed Bracket"
+        )
+    if isinstance(method, Bracket) and (method.quantity != quantity or method.direction != direction):
+        raise InvalidParameter(
+            "method",
+            f"a Bracket of {method.quantity} [direction={method.direction}]",
+            f"a precomputed reference must be of {quantity} [direction={direction}] (GoldenCase.reference(direction))",
+        )
     for name, x in (("max_loose", max_loose), ("tolerance", tolerance), ("rtol", rtol)):
         if x is not None and not _finite_non_negative(x):
             raise InvalidParameter(name, abbreviated(x), "must be a finite number >= 0")
