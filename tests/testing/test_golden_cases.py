@@ -16,7 +16,7 @@ def test_cases_cover_the_table_and_its_known_failure_boundaries():
 
 
 @pytest.mark.parametrize("case", POISSON, ids=str)
-def test_dp_accounting_rdp_is_a_sound_upper_bound_on_every_poisson_case(case):
+def test_rdp_on_the_golden_poisson_cases(case):
     """An independent sound upper bound (RDP, F18) passes against the precomputed reference."""
     rdp = pytest.importorskip("dp_accounting.rdp.rdp_privacy_accountant")
     from dp_accounting import dp_event
