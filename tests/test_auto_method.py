@@ -4,6 +4,8 @@ name their remedies in the words of the interface (Python: method="pld"; CLI: --
 
 import json
 
+import re
+
 import pytest
 
 from verialloc import Config, Gaussian, RandomizedResponse, UnsupportedRequest, api, cost, registry
@@ -86,4 +88,4 @@ def test_certify_refusals_name_python_remedies():
     huge = Config(Gaussian(1), steps=10**6, epochs=10**4)
     with pytest.raises(BudgetExceeded) as info:
         certify(huge, make_claim(delta="1e-5", claimed_epsilon=1), budget=1)
-    assert "budget=..." in str(info.value) and "--" not in str(info.value)
+    assert re.search(r"budget=[0-9]", str(info.value)) and "--" not in str(info.value)

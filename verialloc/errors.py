@@ -97,6 +97,11 @@ def python_words(text: str) -> str:
     text = _re.sub(rf"--method ({_NAMES}(?:(?:, | or | / |\|){_NAMES})*)", methods, text)
     for flag in _SETTINGS_FLAGS:
         text = text.replace(f"--{flag}", f"Settings({flag.replace('-', '_')}=...)")
+    text = _re.sub(  # `--budget 610` -> `budget=610`
+        r"(?<![\w-])--([a-z][a-z0-9-]*) ([0-9][0-9.e+-]*[0-9])\b",
+        lambda m: m.group(1).replace("-", "_") + "=" + m.group(2),
+        text,
+    )
     return _re.sub(r"(?<![\w-])--([a-z][a-z0-9-]*)", lambda m: m.group(1).replace("-", "_") + "=...", text)
 
 

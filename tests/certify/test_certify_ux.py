@@ -1,6 +1,7 @@
 """Issue #30 item 8: ε brackets of claims floored at 0, short str/repr of results, numbers from batch results."""
 
 import json
+import re
 
 import mpmath as mp
 
@@ -69,7 +70,7 @@ def test_batch_row_errors_name_remedies_as_the_caller_would():
     cli_row = certify_row({**task, "words": "cli"})
     python_row = certify_row({**task, "words": "python"})
     assert cli_row["verdict"] == python_row["verdict"] == "error"
-    assert "--budget" in cli_row["error"] and "budget=..." in python_row["error"]
+    assert re.search(r"--budget [0-9]", cli_row["error"]) and re.search(r"budget=[0-9]", python_row["error"])
 
 
 def test_certify_refusal_names_no_method_flag_it_lacks(capsys):
