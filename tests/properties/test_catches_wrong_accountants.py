@@ -38,7 +38,7 @@ def remove_for_add(config, epsilon, direction="remove"):
 def test_rounding_the_pld_down_is_caught_E15():
     config = Config(RandomizedResponse(1), "poisson", steps=3, rate=1)
     with pytest.raises(AssertionError) as caught:
-        assert_sound_upper(rounded_down_upper, config, epsilon=Fraction(1, 2))
+        assert_sound_upper(rounded_down_upper, config, epsilon=Fraction(1, 2), direction="remove")
     message = str(caught.value)
     for text in (
         "unsound upper bound",
@@ -51,7 +51,7 @@ def test_rounding_the_pld_down_is_caught_E15():
     ):
         assert text in message, text
     # the same accountant with a grid containing the losses (±1) rounds nothing: it passes
-    assert_sound_upper(rounded_down_upper, config, epsilon=Fraction(1, 2), grid=0.5)
+    assert_sound_upper(rounded_down_upper, config, epsilon=Fraction(1, 2), direction="remove", grid=0.5)
 
 
 def test_remove_bound_used_for_add_is_caught_E1():
@@ -98,11 +98,11 @@ def test_beyond_the_exact_layer_the_pld_bracket_is_the_reference():
             settings=FAST,
         ).upper
     )
-    ref = assert_sound_upper(pld, config, epsilon=Fraction(1, 2), pld_settings=FAST)
+    ref = assert_sound_upper(pld, config, epsilon=Fraction(1, 2), pld_settings=FAST, direction="remove")
     assert ref.method == "pld"
     halved = lambda c, epsilon, direction: pld(c, epsilon, direction) / 2  # noqa: E731
     with pytest.raises(AssertionError, match="method 'pld', error_kind 'bound'"):
-        assert_sound_upper(halved, config, epsilon=Fraction(1, 2), pld_settings=FAST)
+        assert_sound_upper(halved, config, epsilon=Fraction(1, 2), pld_settings=FAST, direction="remove")
 
 
 def test_epsilon_queries_and_argument_errors():

@@ -126,7 +126,14 @@ def check_accountant(
             f"{assertions.expected_return(quantity)}"
         )
     precomputed = isinstance(method, Bracket)
-    key = (config, quantity, exact, direction, "precomputed" if precomputed else method, pld_settings)  # exact: a 0-d array or "1e-5" is hashable
+    key = (
+        config,
+        quantity,
+        exact,
+        direction,
+        "precomputed" if precomputed else method,
+        pld_settings,
+    )  # exact: a 0-d array or "1e-5" is hashable
     cache = {} if references is None else references
     if precomputed:  # precomputed (a golden entry, testing.golden): nothing to compute or cache
         cache = {key: method}
