@@ -275,10 +275,12 @@ class PLD:
         is used; the bisection then finds the same float crossing in ~15 instead of ~45 sums."""
         tail = slice(hi_i, None)
         a = float(np.sum(self.masses[tail])) + self.inf_mass
-        b = float(np.sum(self.masses[tail] * np.exp(-self.losses[tail])))
-        if not (b > 0 and a > delta):
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            b = float(np.sum(self.masses[tail] * np.exp(-self.losses[tail])))
+            ratio = (a - delta) / b if b > 0 and a > delta else 0.0
+        if not 0 < ratio < math.inf:  # e^{−l} overflowed (losses below ≈ −709): no closed form, plain bisection
             return lo, hi
-        guess = math.log((a - delta) / b)
+        guess = math.log(ratio)
         width = 1e-13 * max(1.0, abs(guess))
         left, right = max(lo, guess - width), min(hi, guess + width)
         if not left < right:
