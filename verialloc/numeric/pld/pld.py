@@ -17,6 +17,7 @@ import numpy as np
 
 from ...errors import InvalidParameter
 from ...rounding import float_down, float_up, round_down, round_up, rounded_sum
+from .grid_delta import GridDelta, grid_delta
 
 _EPS_HALF = np.finfo(np.float64).eps / 2  # unit roundoff u
 #: smallest positive float64: a term of the sum below it may have underflowed
@@ -243,19 +244,23 @@ class PLD:
             return float("inf")
         if self.masses.size == 0 or float(np.sum(self.masses)) + self.inf_mass <= delta:
             return float("-inf")
-        # binary search over grid points (δ is non-increasing), then bisection inside the segment;
-        # every δ is the accurate O(n) sum, so tiny targets keep their relative accuracy
+        # binary search over grid points (δ is non-increasing), then bisection inside the segment; every δ
+        # compared is the accurate O(n) sum (so tiny targets keep their relative accuracy), read from the grid's
+        # values where their bounds decide the comparison (`_at_most`)
         lo_i, hi_i = 0, self.losses.size - 1  # δ(l_last) = inf_mass <= delta
         while lo_i < hi_i:
             mid_i = (lo_i + hi_i) // 2
-            if self.delta(self.losses[mid_i]) <= delta:
+            if self._at_most(mid_i, delta):
                 hi_i = mid_i
             else:
                 lo_i = mid_i + 1
         hi = float(self.losses[hi_i])
-        lo = float(self.losses[hi_i - 1]) if hi_i > 0 else hi - 1.0
-        while self.delta(lo) <= delta:  # only below the grid: δ → total mass > delta
-            lo -= 2 * (hi - lo)
+        if hi_i > 0:  # the search found δ(l_{hi_i − 1}) > delta
+            lo = float(self.losses[hi_i - 1])
+        else:
+            lo = hi - 1.0
+            while self.delta(lo) <= delta:  # only below the grid: δ → total mass > delta
+                lo -= 2 * (hi - lo)
         lo, hi = self._narrowed(lo, hi, hi_i, delta)
         for _ in range(200):
             mid = 0.5 * (lo + hi)
@@ -267,6 +272,17 @@ class PLD:
                 hi = mid
         # one ulp outward: the exact crossing may sit between hi's float neighbours
         return float(np.nextafter(hi, np.inf)) if self.bound != "lower" else float(np.nextafter(lo, -np.inf))
+
+    def _at_most(self, i: int, delta: float) -> bool:
+        """δ(l_i) ≤ delta as the accurate sum `delta(losses[i])` decides it: from the grid's values where their
+        bounds decide (grid_delta), else by the sum."""
+        decided = None if self._grid is None else self._grid.at_most(i, delta)
+        return self.delta(self.losses[i]) <= delta if decided is None else decided
+
+    @cached_property
+    def _grid(self) -> GridDelta | None:
+        """Bounds on the accurate sum at every grid loss (grid_delta), computed once per PLD; None off a uniform grid."""
+        return grid_delta(self.losses, self.masses, self.inf_mass, self.sum_rtol())
 
     def _narrowed(self, lo: float, hi: float, hi_i: int, delta: float) -> tuple[float, float]:
         """[lo, hi] shrunk around the closed-form crossing before the bisection: between two grid losses the set
