@@ -85,3 +85,16 @@ def test_a_grid_of_many_blocks_reads_as_the_sums():
     plain = _plain(pld)
     for t in 10.0 ** np.linspace(-250, -0.1, 40):
         assert pld.epsilon(t) == plain.epsilon(t)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 3000), st.floats(-5, 0), st.floats(-0.1, 1.1))
+def test_delta_is_the_numpy_sum_of_its_terms(seed, n, log_step, where):
+    """PLD.delta writes its terms into a scratch array of the thread: the float it returns is the one numpy's sum of
+    the terms as an expression gives (the reference written here)."""
+    pld = _random_pld(seed, max(n, 64), log_step, "upper")
+    l, m = pld.losses, pld.masses
+    e = float(l[0] + where * (l[-1] - l[0]))
+    start = np.searchsorted(l, e, side="right")
+    assert pld.delta(e) == float(np.sum(m[start:] * -np.expm1(e - l[start:]))) + pld.inf_mass
+    assert list(pld.delta([e, e])) == [pld.delta(e)] * 2
