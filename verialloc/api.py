@@ -21,14 +21,16 @@ method reports progress) are checked by the method. Calls from several threads r
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from . import cost, registry
 from .budget import Budget, running_under
-from .errors import UnsupportedRequest, python_remedies
+from .errors import InvalidParameter, UnsupportedRequest, python_remedies
 from .ledger import ledger_of
 from .method import Method
 from .mp_lock import serialized
 from .result import Bracket
-from .validation import digits as check_digits
+from .validation import abbreviated, digits as check_digits, to_fraction
 
 #: the registered methods by name (verialloc.registry)
 METHODS = registry.METHODS
@@ -115,7 +117,8 @@ def compile(accounted, *, method: str = DEFAULT, budget=None, **options) -> "Acc
 
 class Accountant:
     """A compiled ledger (api.compile): delta, epsilon and rdp queries, each checked by the cost model, answered
-    from the method's compiled form. Calls from several threads run one at a time (verialloc.mp_lock)."""
+    from the method's compiled form, and curves of them (epsilon_curve, delta_curve: the same queries at many
+    points). Calls from several threads run one at a time (verialloc.mp_lock)."""
 
     def __init__(self, method, ledger, options: dict, budget):
         self.method, self.ledger, self.options, self.budget = method, ledger, options, budget
@@ -131,34 +134,51 @@ class Accountant:
     @serialized
     @python_remedies
     def delta(self, epsilon, *, direction: str = "both", digits: int = 30) -> Bracket:
-        return _answer(
-            "delta",
-            self.ledger,
-            self.method.name,
-            epsilon,
-            digits,
-            self.budget,
-            self.options,
-            direction,
-            self._compiled,
-        )
+        return self._query("delta", epsilon, direction, digits)
 
     @serialized
     @python_remedies
     def epsilon(self, delta, *, direction: str = "both", digits: int = 30) -> Bracket:
-        return _answer(
-            "epsilon",
-            self.ledger,
-            self.method.name,
-            delta,
-            digits,
-            self.budget,
-            self.options,
-            direction,
-            self._compiled,
-        )
+        return self._query("epsilon", delta, direction, digits)
 
     @serialized
     @python_remedies
     def rdp(self, alpha, *, digits: int = 30) -> Bracket:
         return _answer("rdp", self.ledger, self.method.name, alpha, digits, self.budget, {}, "remove", self._compiled)
+
+    @serialized
+    @python_remedies
+    def epsilon_curve(self, deltas, *, direction: str = "both", digits: int = 30) -> list[Bracket]:
+        """A privacy curve: the bracket `epsilon` gives at each δ of `deltas`, in their order. They are asked from
+        the smallest δ up, so that a compiled pld ledger builds at most one more table, whose tail reaches below the
+        smallest δ, and reads every other point from it (each a certified inversion of its PLDs)."""
+        values = points(deltas, "deltas")
+        out: list = [None] * len(values)
+        for i in smallest_first(values, "delta"):
+            out[i] = self._query("epsilon", values[i], direction, digits)
+        return out
+
+    @serialized
+    @python_remedies
+    def delta_curve(self, epsilons, *, direction: str = "both", digits: int = 30) -> list[Bracket]:
+        """A privacy profile: the bracket `delta` gives at each ε of `epsilons`, in their order."""
+        return [self._query("delta", e, direction, digits) for e in points(epsilons, "epsilons")]
+
+    def _query(self, query: str, value, direction: str, digits: int) -> Bracket:
+        return _answer(
+            query, self.ledger, self.method.name, value, digits, self.budget, self.options, direction, self._compiled
+        )
+
+
+def points(values, name: str) -> list:
+    """The values of a curve as a list (any iterable of numbers but a string), else InvalidParameter naming `name`."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise InvalidParameter(name, abbreviated(values), "must be a list (or other iterable) of numbers")
+    return list(values)
+
+
+def smallest_first(values: list, name: str) -> list[int]:
+    """The indices of `values` from the smallest value up (exact values: "1e-5", 1e-5 and Fraction(1, 10**5) are
+    one); a value that is no number raises InvalidParameter naming `name` before any query runs."""
+    exact = [to_fraction(name, v) for v in values]
+    return sorted(range(len(values)), key=exact.__getitem__)

@@ -507,3 +507,23 @@ def test_empty_accountant_delta_is_an_upper_bound_at_any_negative_epsilon(eps):
     with mp.workdps(50):
         truth = -mp.expm1(mpq(Fraction(str(eps))))
         assert truth <= got <= truth * (1 + 1e-15) + 5e-324
+
+
+def test_curves_are_get_epsilon_and_get_delta_at_each_point_in_order():
+    """get_epsilon_curve asks from the smallest δ up (one compiled table for the curve) and answers in the caller's
+    order, with get_epsilon's ends (δ = 0: inf, δ >= 1: 0); get_delta_curve is get_delta in order."""
+    event = Self(dpa.PoissonSampledDpEvent(0.1, dpa.GaussianDpEvent(1.0)), 10)
+    deltas = [1e-3, 0, "1e-9", 1.0, 1e-5, 0.2]
+    curve = VerifiedAccountant(**FAST).compose(event).get_epsilon_curve(deltas)
+    single = VerifiedAccountant(**FAST).compose(event)
+    ordered = {float(d): single.get_epsilon(d) for d in sorted(deltas, key=float)}
+    assert curve == [ordered[float(d)] for d in deltas]
+    assert curve[1] == math.inf and curve[3] == 0.0
+    assert VerifiedAccountant(**FAST).compose(event).get_delta_curve([2, "0.5", -1]) == [
+        single.get_delta(e) for e in (2, "0.5", -1)
+    ]
+    assert VerifiedAccountant().get_epsilon_curve([1e-5, 0.5]) == [0.0, 0.0]  # nothing composed
+    for bad, named in (("1e-5", "target_deltas"), ([1e-5, -1], "target_delta"), ([1e-5, "x"], "target_delta")):
+        with pytest.raises(InvalidParameter) as info:
+            VerifiedAccountant(**FAST).compose(event).get_epsilon_curve(bad)
+        assert info.value.name == named

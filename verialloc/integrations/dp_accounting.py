@@ -202,6 +202,20 @@ class VerifiedAccountant(PrivacyAccountant):
             return math.inf
         return float_up(self.get_epsilon_bracket(target_delta).upper)
 
+    def get_epsilon_curve(self, target_deltas) -> list[float]:
+        """`get_epsilon` at each δ of `target_deltas`, in their order, asked from the smallest δ up: the compiled
+        ledger builds at most one more table for the whole curve (as `api.Accountant.epsilon_curve`, whose brackets
+        `compiled().epsilon_curve(...)` gives)."""
+        deltas = api.points(target_deltas, "target_deltas")
+        out = [0.0] * len(deltas)
+        for i in api.smallest_first(deltas, "target_delta"):
+            out[i] = self.get_epsilon(deltas[i])
+        return out
+
+    def get_delta_curve(self, target_epsilons) -> list[float]:
+        """`get_delta` at each ε of `target_epsilons`, in their order."""
+        return [self.get_delta(e) for e in api.points(target_epsilons, "target_epsilons")]
+
     def get_delta(self, target_epsilon: float) -> float:
         """The certified upper end of δ(ε), rounded up to float64; max(0, 1 − e^ε) (rounded up) while nothing has
         been composed (P = Q). `target_epsilon`: a finite number (or decimal string) within the float64 range."""

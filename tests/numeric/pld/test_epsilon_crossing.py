@@ -27,3 +27,13 @@ def test_epsilon_is_the_float_crossing(n, seed, log_target, spread):
     assert pld.delta(eps) <= target
     below = math.nextafter(math.nextafter(eps, -math.inf), -math.inf)
     assert pld.delta(below) > target
+
+
+def test_losses_below_the_exp_range_fall_back_to_the_plain_bisection():
+    """e^{−l} overflows below l ≈ −709: the closed-form crossing is skipped (it raised ValueError: math domain error
+    from ln(0) for a sub-probability with such losses) and the bisection alone finds the crossing."""
+    losses = np.linspace(-800, -790, 200)
+    pld = PLD(losses, np.full(200, 0.9 / 200), bound="exact")
+    for target in (0.1, 0.5, 0.85):
+        eps = pld.epsilon(target)
+        assert pld.delta(eps) <= target < pld.delta(math.nextafter(math.nextafter(eps, -math.inf), -math.inf))

@@ -10,6 +10,7 @@ and the mass it moved because of tail truncation (`truncated`), accumulated expl
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -17,6 +18,7 @@ import numpy as np
 
 from ...errors import InvalidParameter
 from ...rounding import float_down, float_up, round_down, round_up, rounded_sum
+from .grid_delta import GridDelta, grid_delta
 
 _EPS_HALF = np.finfo(np.float64).eps / 2  # unit roundoff u
 #: smallest positive float64: a term of the sum below it may have underflowed
@@ -131,7 +133,15 @@ class PLD:
         out = np.empty(flat.shape)
         for i, e in enumerate(flat):
             start = np.searchsorted(self.losses, e, side="right")
-            out[i] = float(np.sum(self.masses[start:] * -np.expm1(e - self.losses[start:]))) + self.inf_mass
+            # m·(−expm1(ε − l)) over l > ε, then np.sum: the terms are written into a scratch array of this thread
+            # (an inversion sums ~15 times; a fresh array each time costs page faults), the same floats in the same
+            # order as `self.masses[start:] * -np.expm1(e - self.losses[start:])`
+            terms = _scratch(self.losses.size - start)
+            np.subtract(e, self.losses[start:], out=terms)
+            np.expm1(terms, out=terms)
+            np.negative(terms, out=terms)
+            np.multiply(self.masses[start:], terms, out=terms)
+            out[i] = float(np.sum(terms)) + self.inf_mass
         return out.reshape(eps.shape) if eps.ndim else float(out[0])
 
     def sum_rtol(self) -> float:
@@ -243,19 +253,23 @@ class PLD:
             return float("inf")
         if self.masses.size == 0 or float(np.sum(self.masses)) + self.inf_mass <= delta:
             return float("-inf")
-        # binary search over grid points (δ is non-increasing), then bisection inside the segment;
-        # every δ is the accurate O(n) sum, so tiny targets keep their relative accuracy
+        # binary search over grid points (δ is non-increasing), then bisection inside the segment; every δ
+        # compared is the accurate O(n) sum (so tiny targets keep their relative accuracy), read from the grid's
+        # values where their bounds decide the comparison (`_at_most`)
         lo_i, hi_i = 0, self.losses.size - 1  # δ(l_last) = inf_mass <= delta
         while lo_i < hi_i:
             mid_i = (lo_i + hi_i) // 2
-            if self.delta(self.losses[mid_i]) <= delta:
+            if self._at_most(mid_i, delta):
                 hi_i = mid_i
             else:
                 lo_i = mid_i + 1
         hi = float(self.losses[hi_i])
-        lo = float(self.losses[hi_i - 1]) if hi_i > 0 else hi - 1.0
-        while self.delta(lo) <= delta:  # only below the grid: δ → total mass > delta
-            lo -= 2 * (hi - lo)
+        if hi_i > 0:  # the search found δ(l_{hi_i − 1}) > delta
+            lo = float(self.losses[hi_i - 1])
+        else:
+            lo = hi - 1.0
+            while self.delta(lo) <= delta:  # only below the grid: δ → total mass > delta
+                lo -= 2 * (hi - lo)
         lo, hi = self._narrowed(lo, hi, hi_i, delta)
         for _ in range(200):
             mid = 0.5 * (lo + hi)
@@ -268,6 +282,17 @@ class PLD:
         # one ulp outward: the exact crossing may sit between hi's float neighbours
         return float(np.nextafter(hi, np.inf)) if self.bound != "lower" else float(np.nextafter(lo, -np.inf))
 
+    def _at_most(self, i: int, delta: float) -> bool:
+        """δ(l_i) ≤ delta as the accurate sum `delta(losses[i])` decides it: from the grid's values where their
+        bounds decide (grid_delta), else by the sum."""
+        decided = None if self._grid is None else self._grid.at_most(i, delta)
+        return self.delta(self.losses[i]) <= delta if decided is None else decided
+
+    @cached_property
+    def _grid(self) -> GridDelta | None:
+        """Bounds on the accurate sum at every grid loss (grid_delta), computed once per PLD; None off a uniform grid."""
+        return grid_delta(self.losses, self.masses, self.inf_mass, self.sum_rtol())
+
     def _narrowed(self, lo: float, hi: float, hi_i: int, delta: float) -> tuple[float, float]:
         """[lo, hi] shrunk around the closed-form crossing before the bisection: between two grid losses the set
         {l > ε} is fixed, so δ(ε) = A − e^ε·B with A = Σ m + inf_mass and B = Σ m·e^{−l} over it (F2) and the
@@ -275,10 +300,12 @@ class PLD:
         is used; the bisection then finds the same float crossing in ~15 instead of ~45 sums."""
         tail = slice(hi_i, None)
         a = float(np.sum(self.masses[tail])) + self.inf_mass
-        b = float(np.sum(self.masses[tail] * np.exp(-self.losses[tail])))
-        if not (b > 0 and a > delta):
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            b = float(np.sum(self.masses[tail] * np.exp(-self.losses[tail])))
+            ratio = (a - delta) / b if b > 0 and a > delta else 0.0
+        if not 0 < ratio < math.inf:  # e^{−l} overflowed (losses below ≈ −709): no closed form, plain bisection
             return lo, hi
-        guess = math.log((a - delta) / b)
+        guess = math.log(ratio)
         width = 1e-13 * max(1.0, abs(guess))
         left, right = max(lo, guess - width), min(hi, guess + width)
         if not left < right:
@@ -295,6 +322,17 @@ class PLD:
     def point_mass(loss: float = 0.0) -> "PLD":
         """The PLD of identical distributions (L = 0): neutral element of composition."""
         return PLD(np.array([loss]), np.array([1.0]))
+
+
+_SCRATCH = threading.local()
+
+
+def _scratch(n: int) -> np.ndarray:
+    """A float64 array of n entries owned by the calling thread (grown as needed, reused by every PLD)."""
+    held = getattr(_SCRATCH, "array", None)
+    if held is None or held.size < n:
+        held = _SCRATCH.array = np.empty(max(n, 1024))
+    return held[:n]
 
 
 def _up(x):
