@@ -125,6 +125,8 @@ _METHOD_REMEDY = _re.compile(r";? (?:or )?use --method [^;]*")
 def without_method_choice(exc: UnsupportedRequest, chooser: str) -> UnsupportedRequest:
     """`exc` raised inside an entry point that chooses its methods itself (certify, calibrate): its "use --method X"
     remedies do not apply there, so they are replaced by what `chooser` tried. Same class and fields."""
+    if "--method " not in str(exc):
+        return exc
     tail = f" ({chooser})"
     exc.supported = _METHOD_REMEDY.sub("", exc.supported).replace("--method ", "method ") + tail
     exc.args = (_METHOD_REMEDY.sub("", str(exc)).replace("--method ", "method ") + tail,)

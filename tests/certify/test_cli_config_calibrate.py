@@ -105,7 +105,7 @@ def test_cli_delta_claim_pld(capsys):
                 "--claimed-delta",
                 "0.1",
             ],
-            "claim",
+            "epsilon",
         ),
         (["--steps", "10", "--delta", "1e-5", "--claimed-epsilon", "1"], "mechanism"),
         (

@@ -185,11 +185,12 @@ def test_one_gaussian_step_is_estimated_cheap():
 
 def test_geometric_epsilon_estimate_counts_the_tail_accurate_rebuild():
     """σ = 1, t = 1e9, δ = 1e-6 runs the geometric grid twice (the float budget decides the first upper end):
-    estimated 264 s for one set, 527 s with the rebuild; its memory is the grid's, not 8 bytes per step."""
+    estimated 264 s for one set, 527 s with the rebuild; its memory is the grid's, not 8 bytes per step. A δ query
+    may rebuild too (pipeline: delta_budget_floor), so its estimate counts the same two sets."""
     config = Config(Gaussian(1), steps=10**9)
     eps = cost.estimate("epsilon", config, "pld", "1e-6")
     delta = cost.estimate("delta", config, "pld", 1)
-    assert eps.seconds > 1.9 * (delta.seconds - cost.BASE_SECONDS)
+    assert eps.seconds > 400 and abs(delta.seconds - eps.seconds) < 0.1 * eps.seconds
     assert eps.memory < 2**30
 
 

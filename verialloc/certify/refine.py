@@ -197,7 +197,7 @@ def certify(
                 predicted = GROWTH * last_pld
             else:
                 if not steps:  # nothing certified yet: a request that cannot fit at all is refused, naming its size
-                    cost.check(claim.quantity, config, "pld", claim.at, options, cost.Budget(seconds=max(left, 1e-3)))
+                    _check_first(claim, config, options, left, seconds)
                 predicted = cost.estimate(claim.quantity, config, "pld", claim.at, options).seconds
             if predicted > left:
                 reason = f"budget: the next step would exceed {seconds:g} s"
@@ -277,6 +277,23 @@ def _exact_step(config: Config, claim: Claim, direction: str, digits: int = EXAC
         kind,
         {"widening": f"relative {mp.nstr(widening(digits), 3)} (printed digits{label}"},
     )
+
+
+def _check_first(claim: Claim, config, options: dict, left: float, seconds: float) -> None:
+    """The first pld step's cost check; a budget below its fixed overhead is named as the user gave it."""
+    try:
+        cost.check(claim.quantity, config, "pld", claim.at, options, cost.Budget(seconds=max(left, 1e-3)))
+    except cost.BudgetExceeded as exc:
+        if exc.name != "budget":
+            raise
+        need = exc.estimate.seconds + (seconds - left)
+        raise cost.BudgetExceeded(
+            "budget",
+            f"{seconds:g}",
+            f"certify needs about {need:.2g} s for its first step; raise --budget (e.g. --budget {max(need, 1):.2g})",
+            exc.estimate,
+            exc.budget,
+        ) from None
 
 
 def settings_for(claim: Claim, loss_step: float) -> Settings:

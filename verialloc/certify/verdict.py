@@ -56,8 +56,12 @@ def make_claim(*, delta=None, claimed_epsilon=None, epsilon=None, claimed_delta=
     eps_pair = delta is not None or claimed_epsilon is not None
     delta_pair = epsilon is not None or claimed_delta is not None
     if eps_pair and delta_pair:
+        flag, given = ("epsilon", epsilon) if epsilon is not None else ("claimed-delta", claimed_delta)
         raise InvalidParameter(
-            "claim", "both", "give either --delta with --claimed-epsilon or --epsilon with --claimed-delta, not both"
+            flag,
+            given,
+            "a claim is either --delta D with --claimed-epsilon X (alias --target-epsilon: the epsilon claimed) or "
+            "--epsilon E with --claimed-delta Y, not flags of both",
         )
     if eps_pair:
         if delta is None or claimed_epsilon is None:

@@ -168,4 +168,17 @@ def render_text(out: dict) -> str:
     for d, sub in out.get("per_direction", {}).items():
         val = sub["lower"] if sub["lower"] == sub["upper"] else f"[{sub['lower']}, {sub['upper']}]"
         lines.append(f"    {d}: {val}")
+    lines += [f"  note: {n}" for n in limits(out)]
     return "\n".join(lines)
+
+
+def limits(out: dict) -> list[str]:
+    """The notes that say a budget, not the mechanism, limits the bracket ("accuracy not met/limited", once each,
+    with the direction when there are two): shown in the text output, never only in --json."""
+    parts = out.get("per_direction") or {out.get("direction"): out}
+    seen = {}
+    for d, sub in parts.items():
+        for n in (sub.get("budget") or {}).get("notes", []):
+            if n.startswith("accuracy "):
+                seen.setdefault(n, []).append(d)
+    return [n + (f" ({', '.join(ds)})" if len(parts) > 1 else "") for n, ds in seen.items()]

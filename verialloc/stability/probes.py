@@ -146,8 +146,8 @@ PROBES = {
             ("epsilon", tuple(float(e) for e in np.linspace(0.5, 12.0, 8)), False),
             _textbook_gaussian_delta,
             _exact_gaussian_delta,
-            "the textbook float64 Balle–Wang formula (F13) against mpmath: catastrophic cancellation once δ "
-            "falls below ~1e-16 of Φ(1/(2σ) − εσ)",
+            "the textbook float64 Balle–Wang formula (F13) against mpmath: accurate while its two Φ terms are "
+            "normal floats (the cancellation costs log10(εσ²) digits), then δ = 0 once both underflow (optimistic)",
             _gaussian_point_cost,
         ),
         Probe(

@@ -107,6 +107,7 @@ def assert_sound_upper(
     rounding of an otherwise exact claim. `method`: "auto" | "exact" | "pld" | a precomputed reference Bracket.
     Returns the reference Bracket.
     """
+    __tracebackhide__ = True  # pytest shows the caller's line, not this module's source
     return _check("upper", fn, config, epsilon, delta, direction, rtol, atol, digits, method, pld_settings, kwargs)
 
 
@@ -126,6 +127,7 @@ def assert_sound_lower(
 ) -> Bracket:
     """Assert that `fn`'s claim is a valid **lower** bound: claim ≤ reference upper end + slack (see
     `assert_sound_upper`)."""
+    __tracebackhide__ = True
     return _check("lower", fn, config, epsilon, delta, direction, rtol, atol, digits, method, pld_settings, kwargs)
 
 
@@ -181,6 +183,7 @@ def call_accountant(fn, config, given: str, value, direction: str, kwargs: dict)
 
 
 def _check(claim: str, fn, config, epsilon, delta, direction, rtol, atol, digits, method, pld_settings, kwargs):
+    __tracebackhide__ = True
     quantity, value = quantity_of(epsilon, delta)
     given = "epsilon" if quantity == "delta" else "delta"
     if not isinstance(config, Config):

@@ -112,9 +112,11 @@ def _estimate_level(config: Config, settings, allocation_part: bool, query: str,
             geometric = any(kind == "geometric" for _, kind, _ in runs)
             if runs:
                 alloc_seconds += sum(_planned_seconds(*run) for run in runs)
-                if geometric and query == "epsilon":  # its float budget grows with t: the answer usually rebuilds
-                    # in the tail-accurate mode (pipeline.answer, budget_decides), a second set of allocations
-                    alloc_seconds += sum(_planned_seconds(*run) for run in _retry_runs(config, settings, value))
+                if geometric and query in ("epsilon", "delta"):  # its float budget grows with t: the answer
+                    # usually rebuilds in the tail-accurate mode (pipeline.answer: budget_decides, delta_budget_floor),
+                    # a second set of allocations (a δ query's floor is its unknown answer: TINY_DELTA stands in)
+                    floor = value if query == "epsilon" else pipeline.TINY_DELTA
+                    alloc_seconds += sum(_planned_seconds(*run) for run in _retry_runs(config, settings, floor))
             else:
                 alloc_seconds += sum(
                     _alloc_seconds(n) for n in [t] + ([config.steps] if 1 < config.k < config.steps else [])

@@ -49,7 +49,7 @@ TINY_DELTA = 1e-9
 #: the separable lower end runs while t is at most this (one statistic per epoch beyond separable.SEARCH_MAX_COPIES:
 #: ~2 s at t = 10⁴, 6–11 s at 10⁵, 36 s at 10⁶ on one core, plus ~1 s per squaring over epochs)
 SEPARABLE_MAX_COPIES = 200_000
-_RETRY_NOTE = "the float64 budget moved the upper epsilon: the allocation was rebuilt in the tail-accurate mode"
+_RETRY_NOTE = "the float64 budget moved the upper end: the allocation was rebuilt in the tail-accurate mode"
 _SEPARABLE_NOTE = "lower bound from a separable statistic of the outputs (post-processing, F8; allocation.separable)"
 _SUMMED_NOTE = (
     "lower bound from the sum of all outputs, a Gaussian with noise multiplier {:.6g} (post-processing, F8, F13)"
@@ -144,13 +144,18 @@ def answer(
         return Answer(ends, tables[0], eps_max)
     magnitude = float_down(abs(at))  # 1e400: the largest float
     window, eps = max(epsilon_max, magnitude), magnitude if at >= 0 else -magnitude
-    tables, steps = _chain(
-        config,
-        settings,
-        quantity,
-        eps,
-        lambda s: builds.finer(builds.table(config, s, window, delta_floor, direction), s, "delta", eps),
-    )
+
+    def make_delta(s: Settings) -> PldTable:
+        table = builds.table(config, s, window, delta_floor, direction)
+        fl = None
+        if delta_floor is None and config.scheme == "allocation" and math.isfinite(eps):
+            fl = tighten.delta_budget_floor([table[d, "upper"] for d in dirs], eps)
+        if fl is not None and fl < TINY_DELTA:  # the float budget, not the mechanism, would decide the upper end
+            # of a tiny δ: tail-accurate mode (which keeps relative accuracy below TINY_DELTA)
+            table = builds.table(config, s, window, fl, direction).noted(_RETRY_NOTE)
+        return builds.finer(table, s, "delta", eps)
+
+    tables, steps = _chain(config, settings, quantity, eps, make_delta)
     above = float_up(at)  # δ is non-increasing: a lower bound at a float ≥ ε bounds δ(ε) from below (I1)
     summed = summed_gaussian.delta_lower(config, above) if math.isfinite(above) else None
     sep = (

@@ -105,6 +105,15 @@ def fallback_upper(config: Config, target: float, notes: list) -> float:
     return composed
 
 
+def delta_budget_floor(uppers: list, eps: float) -> float | None:
+    """The δ an allocation rebuilt in the tail-accurate mode must keep relative accuracy at, when some upper PLD's
+    float budget exceeds BUDGET_MOVE of its δ(eps) (σ = 0.8, t = 10³, E = 3: δ(2) stopped at the budget 1.3e-9
+    where the truth is 4.8e-11): the smallest such PLD's δ(eps) without the budget; None when no budget decides (or
+    the δ is 0: no relative accuracy to keep)."""
+    floors = [d for u in uppers if 0 < (d := float(u.delta(eps))) and u.float_error > BUDGET_MOVE * d]
+    return min(floors) if floors else None
+
+
 def budget_decides(uppers: list, target: float) -> bool:
     """True when some upper PLD's ε(target) with its float budget exceeds the one without it by more than
     BUDGET_MOVE (relative), or only the budgeted one is +inf (σ = 0.7, t = 10³, k = 4, E = 100, δ = 1e-5: the add
