@@ -119,7 +119,7 @@ def in_python_words(exc: VeriallocError) -> VeriallocError:
 
 
 #: a remedy that picks a method ("; use --method exact", "; or use --method rdp / analytic (cheaper upper bounds)")
-_METHOD_REMEDY = _re.compile(r";? (?:or )?use --method [^;]*")
+_METHOD_REMEDY = _re.compile(r";? (?:or )?use (?:another )?--method[^;]*")
 
 
 def without_method_choice(exc: UnsupportedRequest, chooser: str) -> UnsupportedRequest:

@@ -527,3 +527,27 @@ def test_curves_are_get_epsilon_and_get_delta_at_each_point_in_order():
         with pytest.raises(InvalidParameter) as info:
             VerifiedAccountant(**FAST).compose(event).get_epsilon_curve(bad)
         assert info.value.name == named
+
+
+@pytest.mark.parametrize("kind", ["composed", "self-composed"])
+def test_nesting_deeper_than_the_bridge_translates_is_refused_not_a_recursion_error(kind):
+    """Hostile-user pass (issue #29): 500 levels of ComposedDpEvent raised RecursionError from the translation and
+    from dp_accounting's repr of the event; 250 levels translate."""
+    from dp_accounting import dp_event as dpe
+    from dp_accounting.privacy_accountant import UnsupportedEventError
+
+    from verialloc.integrations.dp_accounting import MAX_NESTING, VerifiedAccountant
+
+    def nested(depth):
+        e = dpe.GaussianDpEvent(2.0)
+        for _ in range(depth):
+            e = dpe.ComposedDpEvent([e]) if kind == "composed" else dpe.SelfComposedDpEvent(e, 1)
+        return e
+
+    acc = VerifiedAccountant(method="exact")
+    assert not acc.supports(nested(2 * MAX_NESTING))
+    with pytest.raises(UnsupportedEventError, match=f"at most {MAX_NESTING} levels"):
+        acc.compose(nested(2 * MAX_NESTING))
+    shallow = VerifiedAccountant(method="exact").compose(nested(MAX_NESTING - 50))
+    plain = VerifiedAccountant(method="exact").compose(dpe.GaussianDpEvent(2.0))
+    assert shallow.get_epsilon(1e-5) == plain.get_epsilon(1e-5)

@@ -148,6 +148,10 @@ def certify(
     rigorous bounds only (a quadrature step is recorded as skipped and the pld schedule follows)."""
     d = check_direction(direction)
     seconds = as_float("budget", budget, positive)
+    if seconds < cost.BASE_SECONDS:  # as every query's: below the fixed overhead nothing is computed in time
+        raise InvalidParameter(
+            "budget", f"{seconds:g}", f"must be at least {cost.BASE_SECONDS:g} s (the fixed overhead of any query)"
+        )
     if progress is not None and not callable(progress):
         raise InvalidParameter("progress", abbreviated(progress), "must be a callable progress(stage) or None")
     if not isinstance(strict, bool):
@@ -284,7 +288,7 @@ def _check_first(claim: Claim, config, options: dict, left: float, seconds: floa
     try:
         cost.check(claim.quantity, config, "pld", claim.at, options, cost.Budget(seconds=max(left, 1e-3)))
     except cost.BudgetExceeded as exc:
-        if exc.name != "budget":
+        if exc.name != "budget" and "no smaller setting" not in exc.supported:  # else the budget is the cause
             raise
         need = exc.estimate.seconds + (seconds - left)
         raise cost.BudgetExceeded(

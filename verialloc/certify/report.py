@@ -19,6 +19,7 @@ import numpy as np
 from .. import cost
 from ..errors import InvalidParameter, UnsupportedRequest
 from ..formatting import decimal, describe, describe_events, header_show
+from ..io.files import output_file
 from ..ledger import ledger_of
 from ..method import FloatRange
 from ..rounding import float_down
@@ -166,8 +167,9 @@ def write_report(cert: Certificate, path, digits: int = DIGITS) -> Path:
     except ImportError:
         raise InvalidParameter("report", path, "plots need matplotlib: pip install 'verialloc[plot]'") from None
     path = Path(path)
-    if path.suffix.lower() != ".md" or not path.parent.is_dir():
+    if path.suffix.lower() != ".md":
         raise InvalidParameter("report", path, "must be a FILE.md in an existing directory")
+    output_file("report", path), output_file("report", path.with_suffix(".png"))  # no FIFO: it would block
     out = certificate_json(cert, digits)
     lines = ["# verialloc certificate", "", "```", render_text(out), "```", ""]
     try:

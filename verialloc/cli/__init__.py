@@ -10,6 +10,8 @@ UNSAFE row; docs/cli.md, "Exit codes").
 
 from __future__ import annotations
 
+import errno
+
 import os
 import re
 import sys
@@ -155,6 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         if exc.filename is not None:  # a file named on the command line cannot be read or written
             return _fail(debug, f"verialloc: error: cannot access {exc.filename}: {exc.strerror or exc}", USER_ERROR)
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS):  # the output's device: not a bug
+            return _fail(debug, f"verialloc: error: cannot write the output: {exc.strerror}", USER_ERROR)
         return _internal(debug, exc)
     except Exception as exc:
         return _internal(debug, exc)

@@ -12,6 +12,8 @@ verialloc calibrate (--config FILE | --steps T [--scheme ...]) --target-epsilon 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from decimal import Decimal
 from types import SimpleNamespace
 
@@ -22,6 +24,7 @@ from ..certify.refine import DEFAULT_BUDGET
 from ..certify.report import DIGITS, MAX_DIGITS, render_text
 from ..errors import InvalidParameter
 from ..formatting import decimal
+from ..io.files import output_file
 from .query import typed_inputs
 from ..validation import integer
 from ..config import Config
@@ -128,6 +131,8 @@ def run_certify(args) -> dict:
         delta=args.delta, claimed_epsilon=args.claimed_epsilon, epsilon=args.epsilon, claimed_delta=args.claimed_delta
     )
     digits = _digits(args.digits)
+    if args.report:  # checked before the work: a FIFO or a missing directory is refused now, not after a minute
+        output_file("report", args.report), output_file("report", str(Path(args.report).with_suffix(".png")))
     cert = certify(config, claim, args.direction, args.budget, progress=progress_bar(), strict=args.strict)
     out = certificate_json(cert, digits)
     typed = {"claimed": args.claimed_epsilon if args.claimed_epsilon is not None else args.claimed_delta}

@@ -15,7 +15,7 @@ Bad input exits with status 2 and one line naming the parameter and its valid ra
 from __future__ import annotations
 
 from .. import api, registry
-from ..formatting import decimal, describe, describe_events, header_show, shown
+from ..formatting import decimal, describe, describe_events, header_show
 from ..errors import InvalidParameter
 from ..validation import digits as check_digits, to_fraction
 from .common import (
@@ -150,11 +150,11 @@ def typed_inputs(args) -> dict:
 
 def render_text(out: dict) -> str:
     target = {"rdp": "alpha", "delta": "epsilon", "epsilon": "delta"}[out["command"]]
-    value = shown(out, target, out.get(target))
+    show = header_show(out)
+    value = show(target, out.get(target))
     what = {"rdp": f"RDP at alpha={value}", "delta": f"delta(epsilon={value})", "epsilon": f"epsilon(delta={value})"}[
         out["command"]
     ]
-    show = header_show(out)
     lines = [f"{what} of {describe(out, show)}", *describe_events(out)]
     method = (
         out["method"]

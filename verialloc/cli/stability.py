@@ -12,7 +12,8 @@ from pathlib import Path
 from ..audit.adapters import registry
 from ..audit.flags import DEFAULT_LOOSE_PERCENT
 from ..budget import DEFAULT_SECONDS, Budget
-from ..errors import InvalidParameter, UnsupportedRequest
+from ..errors import InvalidParameter, UnsupportedRequest, without_method_choice
+from ..io.files import output_file
 from ..stability import PROBES, regions, run
 from ..stability.accountants import DEFAULT_TIMEOUT, resolve, summary
 from ..stability.accountants import run as run_map
@@ -90,23 +91,16 @@ def _values(name: str, text: str | None, default: tuple) -> tuple[float, ...]:
     return values
 
 
-def output_path(name: str, text: str) -> Path:
-    """An output file whose directory exists (checked before the sweep; no directory is created)."""
-    path = Path(text)
-    if path.is_dir():
-        raise InvalidParameter(name, text, "must be a file name, not a directory")
-    if not path.parent.is_dir():
-        raise InvalidParameter(name, text, f"the directory {str(path.parent)!r} does not exist (create it first)")
-    return path
-
-
 def execute(args) -> dict:
     if args.accountants is not None:
         return execute_map(args)
     for name in MAP_FLAGS:
         if getattr(args, name.replace("-", "_")) is not None:
             raise InvalidParameter(name, getattr(args, name.replace("-", "_")), "applies to --accountants, not --probe")
-    return execute_probe(args)
+    try:
+        return execute_probe(args)
+    except UnsupportedRequest as exc:  # a probe runs fixed methods: a "--method" remedy does not apply here
+        raise without_method_choice(exc, "a probe runs its own methods: choose other --x / --y values") from None
 
 
 def execute_probe(args) -> dict:
@@ -119,8 +113,8 @@ def execute_probe(args) -> dict:
         raise InvalidParameter("tolerance", args.tolerance, "must be a number in (0, 1)") from None
     if not 0 < tolerance < 1:
         raise InvalidParameter("tolerance", args.tolerance, "must be a number in (0, 1)")
-    csv_path = output_path("csv", args.csv) if args.csv else None
-    png_path = output_path("png", args.png) if args.png else None
+    csv_path = output_file("csv", args.csv) if args.csv else None
+    png_path = output_file("png", args.png) if args.png else None
     if png_path is not None:
         try:
             import matplotlib  # noqa: F401  (fail before the sweep, not after it)
@@ -209,7 +203,8 @@ def execute_map(args) -> dict:
         if out_dir.exists() and not out_dir.is_dir():
             raise InvalidParameter("out", args.out, "must be a directory")
         if not out_dir.parent.is_dir():
-            raise InvalidParameter("out", args.out, f"the directory {str(out_dir.parent)!r} does not exist")
+            what = "does not exist" if not out_dir.parent.exists() else "is not a directory"
+            raise InvalidParameter("out", args.out, f"{str(out_dir.parent)!r} {what}")
     where = executor_args(args)
     keep = None
     if out_dir is not None:

@@ -44,7 +44,7 @@ from fractions import Fraction
 import attr
 import mpmath as mp
 from dp_accounting import dp_event as dpe
-from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
+from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant, UnsupportedEventError
 
 from .. import api, cost, registry
 from ..config import Config
@@ -128,7 +128,11 @@ class VerifiedAccountant(PrivacyAccountant):
         UnsupportedEventError, as the PrivacyAccountant contract says."""
         if not isinstance(event, dpe.DpEvent):
             raise InvalidParameter("event", abbreviated(event), "must be a dp_accounting DpEvent")
-        return super().compose(event, integer("count", count, lo=1))
+        count = integer("count", count, lo=1)
+        error = self._maybe_compose(event, count, False)
+        if error is not None:  # raised here: the base class prints repr(event), which recurses on deep nesting
+            raise UnsupportedEventError(f"Unsupported event: {_short_repr(event)}. Error: [{error.error_message}]")
+        return super().compose(event, count)
 
     def supports(self, event: dpe.DpEvent) -> bool:
         return self._maybe_compose(event, 1, False) is None
@@ -301,17 +305,42 @@ def _randomized_response(event: dpe.RandomizedResponseDpEvent, relation) -> Disc
     return DiscretePair([stay, 1 - stay], [Fraction(1, k), 1 - Fraction(1, k)])
 
 
-def _events(event, relation, count: int) -> list:
+#: deepest nesting of ComposedDpEvent / SelfComposedDpEvent translated (the translation recurses; Python's stack is
+#: ~1000 frames, and a bridge call itself sits some frames deep)
+MAX_NESTING = 300
+
+
+def _short_repr(event) -> str:
+    """repr(event) cut to 200 characters; a nesting too deep for repr is named by its type."""
+    try:
+        return abbreviated(repr(event), 200)
+    except RecursionError:
+        return f"{type(event).__name__}(... nested too deep to print ...)"
+
+
+def _events(event, relation, count: int, depth: int = 0) -> list:
     """The Configs of `event` composed `count` times (a list: a ComposedDpEvent's parts may differ)."""
     if not isinstance(event, dpe.DpEvent):
         raise InvalidParameter("event", event, "must be a dp_accounting DpEvent")
+    if depth > MAX_NESTING:
+        raise UnsupportedRequest(
+            "event",
+            f"nested more than {MAX_NESTING} levels deep",
+            f"at most {MAX_NESTING} levels of ComposedDpEvent / SelfComposedDpEvent are translated; flatten the "
+            "nesting (SelfComposedDpEvent(e, a * b) for SelfComposedDpEvent(SelfComposedDpEvent(e, a), b))",
+        )
     name = type(event).__name__
     if isinstance(event, dpe.SelfComposedDpEvent):
-        return _events(event.event, relation, count * integer(f"{name}.count", event.count, lo=1))
+        return _events(event.event, relation, count * integer(f"{name}.count", event.count, lo=1), depth + 1)
     if isinstance(event, dpe.ComposedDpEvent):
         if not isinstance(event.events, (list, tuple)):
             raise InvalidParameter("ComposedDpEvent.events", abbreviated(event.events), "must be a list of DpEvents")
-        parts = [c for e in event.events if not isinstance(e, dpe.NoOpDpEvent) for c in _events(e, relation, count)]
+        parts = [
+            c
+            for e in event.events
+            if not isinstance(e, dpe.NoOpDpEvent)
+            for c in _events(e, relation, count, depth + 1)
+        ]
         if not parts:
             raise UnsupportedRequest("ComposedDpEvent.events", "[]", "needs at least one event with a privacy cost")
         return parts

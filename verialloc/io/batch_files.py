@@ -32,6 +32,7 @@ from pathlib import Path
 from ..errors import InvalidParameter
 from ..validation import abbreviated
 from . import config_file, json_input
+from .files import output_file
 
 CLAIM_KEYS = ("delta", "claimed_epsilon", "epsilon", "claimed_delta")
 #: the keys a row may hold (besides `id`), in output order
@@ -206,8 +207,8 @@ class Results:
             if not stat.S_ISREG(os.stat(self.path).st_mode):
                 raise InvalidParameter("out", path, "must be a regular file (not a device, FIFO or directory)")
             self._drop_partial_line()
-        elif not self.path.parent.is_dir():
-            raise InvalidParameter("out", path, f"the directory {str(self.path.parent)!r} does not exist")
+        else:
+            output_file("out", path)  # its directory exists
         self.done = self._keys()
 
     def _drop_partial_line(self) -> None:

@@ -1,4 +1,5 @@
-"""Files users name: read as UTF-8 text, only regular files and only up to a size limit (never an unbounded read)."""
+"""Files users name: read as UTF-8 text, only regular files and only up to a size limit (never an unbounded read);
+written only as regular files (or a character device such as /dev/null) in a directory that exists."""
 
 from __future__ import annotations
 
@@ -39,3 +40,19 @@ def read_limited(path, name: str, limit: int = MAX_BYTES) -> str:
         return json_input.decode(data)
     except UnicodeDecodeError as exc:
         raise InvalidParameter(name, path, json_input.not_utf8(data, exc)) from None
+
+
+def output_file(name: str, path) -> Path:
+    """An output file `path` checked before any work: not a directory, not a FIFO, socket or block device (opening
+    a FIFO to write blocks until a reader comes), in a directory that exists (none is created). A character device
+    (/dev/null) is allowed; a full one fails when written (exit 2, not a bug)."""
+    p = Path(path)
+    if p.is_dir():
+        raise InvalidParameter(name, str(path), "must be a file name, not a directory")
+    if p.exists() and not (stat.S_ISREG(mode := os.stat(p).st_mode) or stat.S_ISCHR(mode)):
+        raise InvalidParameter(name, str(path), "must be a regular file (not a FIFO, socket or block device)")
+    if not p.parent.exists():
+        raise InvalidParameter(name, str(path), f"the directory {str(p.parent)!r} does not exist (create it first)")
+    if not p.parent.is_dir():
+        raise InvalidParameter(name, str(path), f"{str(p.parent)!r} is not a directory")
+    return p
