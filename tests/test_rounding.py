@@ -120,3 +120,29 @@ def test_interval_enclosures_contain_the_400_digit_values(x):
         for fn, truth in ((lambda c, a: c.exp(a), ex), (lambda c, a: 1 - c.exp(a), 1 - ex)):
             lo, hi = _enclose(fn, v)
             assert mp.mpf(lo.numerator) / lo.denominator <= truth <= mp.mpf(hi.numerator) / hi.denominator
+
+
+def test_mpf_far_outside_float64_rounds_like_its_exact_value_without_building_it():
+    """Hostile-user pass: analytic at σ = 1e6 spent 25 s per float_up of δ ≈ 1e-20000000 (its exact Fraction has a
+    2^66000000 denominator) and overran --budget 10 by minutes. The directed roundings of such values, both signs."""
+    import mpmath as mp
+
+    from verialloc.rounding import float_down, float_up
+
+    smallest, largest = 5e-324, 1.7976931348623157e308
+    for v, down, up in [
+        (mp.mpf("1e-20000000"), 0.0, smallest),
+        (-mp.mpf("1e-20000000"), -smallest, -0.0),
+        (mp.mpf("1e20000000"), largest, math.inf),
+        (-mp.mpf("1e20000000"), -math.inf, -largest),
+        (mp.mpf(2) ** -1075, 0.0, smallest),  # half the smallest subnormal: the exact path
+        (mp.mpf(2) ** 1024, largest, math.inf),
+    ]:
+        assert (float_down(v), float_up(v)) == (down, up)
+
+
+def test_analytic_at_a_huge_sigma_answers_at_once():
+    from verialloc import Config, Gaussian, api
+
+    b = api.delta(Config(Gaussian("1e6"), steps=5), 1, direction="remove", method="analytic", budget=10)
+    assert b.lower == 0 and 0 < b.upper < 1e-15

@@ -55,11 +55,22 @@ def round_up(x):
     return math.nextafter(x, math.inf) if math.isfinite(x) else x
 
 
+#: an mpf of magnitude below 2^TINY_MAG lies strictly between 0 and half the smallest subnormal; above 2^HUGE_MAG
+#: beyond the largest float64 (mp.mag(x) bounds log2|x| from above, within one)
+TINY_MAG, HUGE_MAG = -1075, 1026
+
+
 def _exact(v) -> Fraction | float:
-    """v as an exact Fraction (±inf / NaN as floats)."""
+    """v as an exact Fraction (±inf / NaN as floats). An mpf far outside the float64 range is returned as a
+    stand-in of the same sign and float rounding, never as its exact Fraction (a δ of 1e-20000000 would take a
+    2^66000000 denominator, 25 s per value: hostile-user pass, analytic at σ = 1e4)."""
     if isinstance(v, mp.mpf):
         if not mp.isfinite(v):
             return float(v)
+        if v and mp.mag(v) < TINY_MAG:
+            return Fraction(1 if v > 0 else -1, 2**1076)  # rounds like v: to 0 or ±2^-1074, never in between
+        if v and mp.mag(v) > HUGE_MAG:
+            return Fraction(2**1100 if v > 0 else -(2**1100))  # rounds like v: to ±inf or ±max float
         return _raw_fraction(v._mpf_)
     if isinstance(v, float) and not math.isfinite(v):
         return v
