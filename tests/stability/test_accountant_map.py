@@ -45,6 +45,8 @@ def _planted(brackets):
 def test_ratio_text_shows_what_three_digits_would_hide():
     assert maps.ratio_text(1.0711) == "x1.07" and maps.ratio_text(0.9999094) == "x(1 - 9.1e-05)"
     assert maps.ratio_text(1.0) == "x1" and maps.ratio_text(1.000002) == "x(1 + 2e-06)"
+    assert maps.ratio_text(1.003226) == "x(1 + 0.0032)" and maps.ratio_text(1.0093) == "x(1 + 0.0093)"
+    assert maps.ratio_text(0.9951) == "x(1 - 0.0049)" and maps.ratio_text(1.0107) == "x1.01"
 
 
 def test_axis_ranges_and_lists():
@@ -92,6 +94,13 @@ def test_planted_accountant_is_unsafe_exactly_below_the_certified_lower_end(brac
     ]
     # the CSV's reason states the same quantity in the same form as the summary
     assert {c.reason for c in cells} == {"x0.9 of the certified lower end", "x1.5 of the certified upper end"}
+
+
+def test_summary_says_when_the_answer_is_infinite(brackets):
+    cells = maps.run(REGION, [_fake("inf", lambda c, d: float("inf"))], timeout=20, brackets=brackets)["cells"]
+    assert maps.summary(cells) == [
+        "inf delta=1e-05: LOOSE in 4 of 4 cells (sigma=1: steps 10,100; sigma=2: steps 10,100; answer +inf)"
+    ]
 
 
 def test_judged_end_and_ratio_of_each_claim():
@@ -146,6 +155,7 @@ def test_hanging_raising_and_unserved_accountants(brackets):
     flags = {(c.accountant, c.steps): c.flag for c in cells}
     assert flags[("hang", 10)] == flags[("hang", 100)] == "TIMEOUT"
     assert flags[("boom", 10)] == flags[("boom", 100)] == "ERROR"
+    assert "boom delta=1e-05: ERROR in 2 of 2 cells (sigma=1: steps 10,100; ZeroDivisionError)" in maps.summary(cells)
     assert "ZeroDivisionError" in next(c.reason for c in cells if c.accountant == "boom")
     assert flags[("some", 100)] == maps.UNSERVED and flags[("some", 10)] in ("OK", "LOOSE", "UNSAFE")
 

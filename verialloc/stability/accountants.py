@@ -357,13 +357,18 @@ def summary(cells: list[Cell]) -> list[str]:
                 if ratios:
                     lo, hi = ratio_text(ratios[0]), ratio_text(ratios[-1])
                     by += f"; {lo}" + ("" if lo == hi else f" to {hi}") + f" of the certified {end} end"
+            inf = sum(1 for c in hit if c.reported is not None and math.isinf(c.reported))
+            by += ("; answer +inf" + ("" if inf == len(hit) else f" in {inf}")) if inf else ""
+            if flag == "ERROR":  # what was raised (the exception's type, as the reason starts)
+                by += "; " + ", ".join(dict.fromkeys(c.reason.split(":")[0][:40] for c in hit))
             lines.append(f"{name} delta={d:g}: {flag} in {len(hit)} of {len(group)} cells ({where}{by})")
     return lines
 
 
 def ratio_text(r: float) -> str:
-    """x1.07, or x(1 - 8.9e-05) when the ratio is within 0.1% of 1 (three digits would read x1)."""
-    if math.isfinite(r) and r != 1 and abs(r - 1) < 1e-3:
+    """x1.07, or x(1 - 8.9e-05) when the ratio is within 1% of 1 (three significant digits would read x1 for
+    1.0032 and x1.01 for 1.0093: its distance from 1 is what matters there)."""
+    if math.isfinite(r) and r != 1 and abs(r - 1) < 1e-2:
         return f"x(1 {'-' if r < 1 else '+'} {abs(r - 1):.2g})"
     return f"x{r:.3g}"
 
