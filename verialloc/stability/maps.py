@@ -119,7 +119,7 @@ def write_pngs(cells: list[Cell], directory: Path) -> list[Path]:
             bbox_to_anchor=(1.01, 1),
             fontsize=8,
         )
-        ax.set_title(f"{name}, delta={delta:g}: answer / certified end (lower if below, else upper)", fontsize=9)
+        ax.set_title(f"{name}, delta={delta:g}\nanswer / certified end (lower if below it, else upper)", fontsize=9)
         fig.tight_layout()
         path = directory / file_name(name, delta, ".png")
         fig.savefig(path, dpi=110)
