@@ -63,6 +63,24 @@ def test_dp_accounting_pld_just_below_the_truth_at_delta_1e10(golden_by_id):
     assert r.flag == UNSAFE and 9.31 < r.reported < 9.3161 and "below the certified lower bound" in r.reason
 
 
+def test_dp_accounting_pld_below_the_truth_from_T1e3_to_T1e5(golden_by_id):
+    """A boundary of the Poisson map over the performance map's region (docs/stability.md, "Where accountants
+    break"): PLDAccountant(1e-4), q = 1e-2, σ = 5, δ = 1e-10 is inside the certified bracket at T = 1e3 (0.368035
+    against [0.367923, 0.368046]) and x(1 - 9.6e-05) of its lower end at T = 1e5 (4.033893 against
+    [4.034282, 4.035722])."""
+    assert row("dp_accounting.pld", "dpsgd-s5-q1e-2-T1e3-d1e-10", golden_by_id, "dp_accounting").flag == OK
+    r = row("dp_accounting.pld", "dpsgd-s5-q1e-2-T1e5-d1e-10", golden_by_id, "dp_accounting")
+    assert r.flag == UNSAFE and 4.0335 < r.reported < 4.0342 and "below the certified lower bound" in r.reason
+
+
+def test_opacus_gdp_below_the_truth_at_sigma_5(golden_by_id):
+    """The same two entries: opacus's GDP accountant is below the certified lower end at σ = 5 too, by less as T
+    grows (0.982x at T = 1e3, 0.998x at T = 1e5)."""
+    for entry_id, lo, hi in (("dpsgd-s5-q1e-2-T1e3-d1e-10", 0.36, 0.3625), ("dpsgd-s5-q1e-2-T1e5-d1e-10", 4.02, 4.03)):
+        r = row("opacus.gdp", entry_id, golden_by_id, "opacus")
+        assert r.flag == UNSAFE and lo < r.reported < hi
+
+
 def test_prv_negative_delta_without_warning(golden_by_id, recwarn):
     """prv_accountant compute_delta(ε=2) lower end = estimate − delta_error < 0, no warning."""
     r = row("prv.lower", "dpsgd-s0.8-T1e3-e2", golden_by_id, "prv_accountant")

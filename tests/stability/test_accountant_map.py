@@ -5,6 +5,7 @@ the cost check names a region that fits, CLI errors."""
 import csv
 import json
 import os
+import re
 import time
 from fractions import Fraction
 from html.parser import HTMLParser
@@ -48,15 +49,35 @@ def _planted(brackets):
 def test_ratio_text_shows_what_three_digits_would_hide():
     assert maps.ratio_text(1.0711) == "x1.07" and maps.ratio_text(0.9999094) == "x(1 - 9.1e-05)"
     assert maps.ratio_text(1.0) == "x1" and maps.ratio_text(1.000002) == "x(1 + 2e-06)"
+    assert maps.ratio_text(1.003226) == "x(1 + 0.0032)" and maps.ratio_text(1.0093) == "x(1 + 0.0093)"
+    assert maps.ratio_text(0.9951) == "x(1 - 0.0049)" and maps.ratio_text(1.0107) == "x1.01"
 
 
 def test_axis_ranges_and_lists():
     assert axis("sigma", "0.5:5:3", "sigma") == (0.5, 1.58, 5.0)
     assert axis("steps", "10:1e5", "steps") == (10, 100, 1000, 10000, 100000)
-    assert axis("delta", "1e-5,1e-10,1e-5", "delta") == (1e-10, 1e-5)
+    assert axis("delta", "1e-5,1e-10", "delta") == (1e-10, 1e-5)
     for text in ("1:x", "5:1", "1:2:1", "0,1", "nan"):
         with pytest.raises(InvalidParameter):
             axis("sigma", text, "sigma")
+
+
+@pytest.mark.parametrize(
+    "name, text, kind",
+    [("delta", "1e-5,1e-10,0.00001", "delta"), ("sigma", "2,2.0", "sigma"), ("steps", "1:3:5", "steps")],
+)
+def test_a_value_given_twice_is_refused_not_dropped(name, text, kind):
+    """Typed twice (1e-5 and 0.00001 are one float) or two range points rounding to one value: refused."""
+    with pytest.raises(InvalidParameter, match="values must be distinct: .* is given twice"):
+        axis(name, text, kind)
+    with pytest.raises(InvalidParameter, match="given twice"):
+        Region((1.0, 1.0), (10,), (1e-5,), "poisson", "0.1")
+
+
+def test_an_accountant_given_twice_is_refused(brackets):
+    acc = _fake("x", lambda c, d: 1.0)
+    with pytest.raises(InvalidParameter, match="accountants=x .* given twice"):
+        maps.run(REGION, [acc, acc], timeout=20, brackets=brackets)
 
 
 def test_planted_accountant_is_unsafe_exactly_below_the_certified_lower_end(brackets):
@@ -66,12 +87,65 @@ def test_planted_accountant_is_unsafe_exactly_below_the_certified_lower_end(brac
     assert below == {(1.0, 10), (1.0, 100)}
     assert {(c.sigma, c.steps) for c in cells if c.flag == "UNSAFE"} == below
     assert {c.flag for c in cells if (c.sigma, c.steps) not in below} == {"LOOSE"}
-    assert all(abs(c.ratio - (0.9 if c.flag == "UNSAFE" else 1.5)) < 1e-6 for c in cells)
+    assert all(abs(c.ratio - (0.9 if c.flag == "UNSAFE" else 1.5)) < 1e-12 for c in cells)
+    assert {c.end for c in cells if c.flag == "UNSAFE"} == {"lower"} and {
+        c.end for c in cells if c.flag == "LOOSE"
+    } == {"upper"}
     lines = maps.summary(cells)
     assert lines == [
-        "planted delta=1e-05: UNSAFE in 2 of 4 cells (sigma=1: steps 10,100; x0.9 of the certified end)",
-        "planted delta=1e-05: LOOSE in 2 of 4 cells (sigma=2: steps 10,100; x1.5 of the certified end)",
+        "planted delta=1e-05: UNSAFE in 2 of 4 cells (sigma=1: steps 10,100; x0.9 of the certified lower end)",
+        "planted delta=1e-05: LOOSE in 2 of 4 cells (sigma=2: steps 10,100; x1.5 of the certified upper end)",
     ]
+    # the CSV's reason states the same quantity in the same form as the summary
+    assert {c.reason for c in cells} == {"x0.9 of the certified lower end", "x1.5 of the certified upper end"}
+
+
+def test_summary_says_when_the_answer_is_infinite(brackets):
+    cells = maps.run(REGION, [_fake("inf", lambda c, d: float("inf"))], timeout=20, brackets=brackets)["cells"]
+    assert maps.summary(cells) == [
+        "inf delta=1e-05: LOOSE in 4 of 4 cells (sigma=1: steps 10,100; sigma=2: steps 10,100; answer +inf)"
+    ]
+
+
+def test_judged_end_and_ratio_of_each_claim():
+    lo, hi = "2", "4"
+    assert [maps.judged_end(v, lo, hi, "upper") for v in (1.0, 3.0, 5.0)] == ["lower", "upper", "upper"]
+    assert [maps.judged_end(v, lo, hi, "lower") for v in (1.0, 3.0, 5.0)] == ["lower", "lower", "upper"]
+    assert [maps.judged_end(v, lo, hi, "estimate") for v in (1.0, 3.0, 5.0)] == ["lower", "upper", "upper"]
+    assert maps.ratio(1.0, lo) == 0.5 and maps.ratio(1.0, "0") is None and maps.ratio(float("inf"), hi) is None
+
+
+def _flags_of_stability():
+    from verialloc.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command").choices["stability"]
+    return {o for a in sub._actions for o in a.option_strings}
+
+
+def test_a_region_pld_refuses_names_only_flags_of_the_command():
+    """pld refuses σ = 0.2 at t = 10^5 (its geometric grid is over the cap) and says "use --method rdp", a flag of
+    `verialloc epsilon`: the map's refusal names only the map's own flags."""
+    region = Region((0.2,), (100000,), (1e-30,), "allocation")
+    with pytest.raises(maps.UnsupportedRequest) as info:
+        maps.check_cost(region, [_fake("x", lambda c, d: 1.0)], timeout=1)
+    message = str(info.value)
+    assert "geometric grid" in message and "--method" not in message
+    assert set(re.findall(r"--[a-z][a-z-]*", message)) <= _flags_of_stability()
+
+
+def test_cells_pld_refuses_are_uncertified_and_the_others_run():
+    """A region where pld refuses some cells is not refused: those cells are UNCERTIFIED with pld's reason (no
+    remedy of another command), not called, and the other cells are judged."""
+    region = Region((0.2, 2.0), (100000,), (1e-30,), "allocation")
+    given = {
+        (0.2, 100000): {"brackets": {}, "errors": {}, "error": "", "seconds": 0.0},
+        (2.0, 100000): {"brackets": {1e-30: {k: ["1", "2"] for k in ("both", "remove", "add")}}, "error": ""},
+    }
+    cells = maps.run(region, [_fake("x", lambda c, d: 1.5)], timeout=20, brackets=given)["cells"]
+    by = {c.sigma: c for c in cells}
+    assert by[2.0].flag == "OK" and by[0.2].flag == maps.UNCERTIFIED and by[0.2].reported is None
+    assert "geometric grid" in by[0.2].reason and "--" not in by[0.2].reason
+    assert maps.without_remedies("x: too heavy; use a larger sigma, or --method rdp") == "x: too heavy"
 
 
 def test_hanging_raising_and_unserved_accountants(brackets):
@@ -85,6 +159,7 @@ def test_hanging_raising_and_unserved_accountants(brackets):
     flags = {(c.accountant, c.steps): c.flag for c in cells}
     assert flags[("hang", 10)] == flags[("hang", 100)] == "TIMEOUT"
     assert flags[("boom", 10)] == flags[("boom", 100)] == "ERROR"
+    assert "boom delta=1e-05: ERROR in 2 of 2 cells (sigma=1: steps 10,100; ZeroDivisionError)" in maps.summary(cells)
     assert "ZeroDivisionError" in next(c.reason for c in cells if c.accountant == "boom")
     assert flags[("some", 100)] == maps.UNSERVED and flags[("some", 10)] in ("OK", "LOOSE", "UNSAFE")
 
@@ -241,6 +316,28 @@ def test_cli_writes_the_map(tmp_path, capsys):
     assert (out_dir / "map.html").read_text().count('class="cell"') == 1
     pngs = list(out_dir.glob("*.png"))
     assert len(pngs) in (0, 1) and all(p.read_bytes()[:4] == b"\x89PNG" for p in pngs)
+    assert rows[0]["end"] == "upper" and abs(float(rows[0]["ratio"]) - out["cells"][0]["ratio"]) < 1e-15
+
+
+def test_a_new_map_removes_the_pngs_of_an_earlier_one_and_nothing_else(tmp_path):
+    """Re-running into the same --out: an earlier map's PNGs (another accountant, another δ) go, other files stay."""
+    from verialloc.cli.stability import write_outputs
+    from verialloc.stability import maps as files
+
+    for name in ("dp_accounting.rdp_delta1e-10.png", "opacus.gdp_delta1e-05.png", "x_delta1e-05.png"):
+        (tmp_path / name).write_bytes(b"old")
+    for name in ("notes.png", "dp_accounting.rdp_delta1e-10.png.txt", "figure.csv"):
+        (tmp_path / name).write_text("mine")
+    cell = maps.Cell("x", 1.0, 10, 1e-5, "both", "upper", 1.0, "1", "2", 1.0, "upper", "OK", "", 0.1)
+    out = {"accountants": ["x"], "skipped": [], "regions": []}
+    written = write_outputs(out, [cell], tmp_path, "verialloc stability ...")
+    left = sorted(p.name for p in tmp_path.iterdir())
+    gone = {"dp_accounting.rdp_delta1e-10.png", "opacus.gdp_delta1e-05.png"}
+    assert {tmp_path / n for n in gone} == {__import__("pathlib").Path(p) for p in out["removed"]}
+    assert not gone & set(left) and {"notes.png", "dp_accounting.rdp_delta1e-10.png.txt", "figure.csv"} <= set(left)
+    pngs = [p for p in written if p.endswith(".png")]
+    assert ("x_delta1e-05.png" in left) == bool(pngs)  # rewritten when matplotlib is there, else an earlier map's
+    assert files.stale(tmp_path, ["x"], written) == []
 
 
 def test_an_interrupted_map_resumes_with_only_the_missing_calls(brackets, tmp_path):

@@ -64,9 +64,9 @@ MAP_FLAGS = {
     "out": None,
 }
 MAP_HELP = {
-    "sigma": "noise multipliers: a comma list or a log-spaced range a:b[:n] (required)",
-    "steps": "steps: a comma list or a log-spaced range a:b[:n] (integers, required)",
-    "delta": "target deltas: a comma list",
+    "sigma": "noise multipliers: a comma list or a log-spaced range a:b[:n] (required; distinct values)",
+    "steps": "steps: a comma list or a log-spaced range a:b[:n] (integers, required; distinct values)",
+    "delta": "target deltas: a comma list (distinct values)",
     "scheme": "allocation | poisson",
     "rate": "the Poisson sampling rate (required with --scheme poisson)",
     "k": "allocations per element",
@@ -74,8 +74,9 @@ MAP_HELP = {
     "timeout": "seconds per accountant call before it is flagged TIMEOUT",
     "loose-percent": "LOOSE when an upper claim exceeds the certified upper end by more than this percent",
     "budget": "seconds the whole map may take by the estimate (brackets + calls x timeout)",
-    "out": "directory for map.csv, map.json, map.html and one PNG per accountant and delta (created if missing); "
-    "finished work is kept there as it completes, so the same command resumes an interrupted map",
+    "out": "directory for map.csv, map.json, map.html and one PNG per accountant and delta (created if missing; "
+    "an earlier map's PNGs there that this one does not write are removed); finished work is kept there as it "
+    "completes, so the same command resumes an interrupted map",
 }
 
 
@@ -236,6 +237,7 @@ def execute_map(args) -> dict:
             "total": round(time.perf_counter() - start, 2),
         },
         "files": [],
+        "removed": [],
         "resumed": 0 if keep is None else keep.resumed,
     }
     if out_dir is not None:
@@ -245,7 +247,8 @@ def execute_map(args) -> dict:
 
 
 def write_outputs(out: dict, cells, out_dir: Path, command: str) -> list[str]:
-    """map.csv, map.json, one PNG per accountant and δ, map.html in `out_dir` (created)."""
+    """map.csv, map.json, one PNG per accountant and δ, map.html in `out_dir` (created); the PNGs of an earlier
+    map there that this one does not write are removed (maps.stale: only files named as a map names its PNGs)."""
     from ..stability import maps, page
 
     out_dir.mkdir(exist_ok=True)
@@ -255,6 +258,10 @@ def write_outputs(out: dict, cells, out_dir: Path, command: str) -> list[str]:
         files += maps.write_pngs(cells, out_dir)
     except UnsupportedRequest as exc:
         out["skipped"].append(f"PNG: {exc}")
+    old = maps.stale(out_dir, [*registry(), *out["accountants"]], files)
+    for path in old:
+        path.unlink()
+    out["removed"] = [str(path) for path in old]
     title = "Where accountants break: " + ", ".join(out["accountants"])
     (out_dir / "map.html").write_text(page.page(cells, title, command, out["regions"]))
     files.append(out_dir / "map.html")
@@ -304,4 +311,5 @@ def render_map(out: dict) -> str:
     lines += [f"  {line}" for line in out["regions"]]
     lines += [f"  skipped {note}" for note in out["skipped"]]
     lines += [f"  wrote {f}" for f in out["files"]]
+    lines += [f"  removed {f} (an earlier map's, not written by this one)" for f in out.get("removed", [])]
     return "\n".join(lines)

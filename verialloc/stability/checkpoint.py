@@ -38,7 +38,8 @@ class Checkpoint:
                 continue  # the last line of a process killed while writing it
             if item.get("kind") == "brackets":
                 out = item["out"]
-                out["brackets"] = {float(d): b for d, b in out["brackets"].items()}
+                for field in ("brackets", "errors"):  # keyed by δ: repr in the file, float in the map
+                    out[field] = {float(d): b for d, b in out.get(field, {}).items()}
                 self.brackets[float(item["sigma"]), int(item["steps"])] = out
             elif item.get("kind") == "row":
                 r = dict(item["row"])
@@ -55,7 +56,7 @@ class Checkpoint:
 
     def add_brackets(self, pair: tuple, out: dict) -> None:
         self.brackets[pair] = out
-        shown = {**out, "brackets": {repr(d): b for d, b in out["brackets"].items()}}
+        shown = {**out, **{f: {repr(d): b for d, b in out.get(f, {}).items()} for f in ("brackets", "errors")}}
         self._append({"kind": "brackets", "sigma": pair[0], "steps": pair[1], "out": shown})
 
     def add_row(self, row: Row) -> None:

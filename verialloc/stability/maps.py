@@ -1,5 +1,8 @@
 """Files of an accountant map (stability.accountants): every cell as CSV and JSON, and one PNG heat map per
-accountant and δ (σ up, steps across; colour = flag, text = the answer over the certified end it claims)."""
+accountant and δ (σ up, steps across; colour = flag, text = the answer over the certified end it is judged against,
+the CSV's `ratio` in the form of `ratio_text`). A map owns, in its directory, map.csv, map.json, map.html and the
+PNGs named `<accountant>_delta<δ>.png` (`file_name`); `stale` finds those an earlier map left and this one did not
+write, so that a directory never mixes two maps."""
 
 from __future__ import annotations
 
@@ -34,6 +37,7 @@ FIELDS = (
     "lower",
     "upper",
     "ratio",
+    "end",
     "flag",
     "reason",
     "seconds",
@@ -62,7 +66,7 @@ def groups(cells: list[Cell]) -> dict:
 
 
 def label(c: Cell) -> str:
-    """Short text of a cell: the ratio to the certified end it claims (x1.07, x(1 - 8.9e-05)), or the flag."""
+    """Short text of a cell: its ratio to the certified end it is judged against (x1.07, x(1 - 8.9e-05)), or the flag."""
     if c.ratio is not None and c.flag in ("OK", "LOOSE", "UNSAFE", "OUTSIDE"):
         return ratio_text(c.ratio)
     return {"TIMEOUT": "T/O", "ERROR": "ERR", UNSERVED: "n/a", UNCERTIFIED: "?"}.get(c.flag, c.flag)
@@ -70,6 +74,15 @@ def label(c: Cell) -> str:
 
 def file_name(accountant: str, delta: float, suffix: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", f"{accountant}_delta{delta:g}") + suffix
+
+
+def stale(directory: Path, names, written) -> list[Path]:
+    """PNGs in `directory` named as a map names them (`file_name` of one of the accountant `names`, any δ) that are
+    not among `written`: an earlier map's. No other file is ever listed."""
+    prefixes = sorted({file_name(n, 1.0, "")[: -len("_delta1")] for n in names}, key=len, reverse=True)
+    shape = re.compile("(" + "|".join(map(re.escape, prefixes)) + r")_delta[0-9][0-9.e+-]*\.png")
+    keep = {Path(p).name for p in written}
+    return sorted(p for p in directory.iterdir() if p.is_file() and shape.fullmatch(p.name) and p.name not in keep)
 
 
 def write_pngs(cells: list[Cell], directory: Path) -> list[Path]:
@@ -106,7 +119,7 @@ def write_pngs(cells: list[Cell], directory: Path) -> list[Path]:
             bbox_to_anchor=(1.01, 1),
             fontsize=8,
         )
-        ax.set_title(f"{name}, delta={delta:g}: answer / certified end", fontsize=9)
+        ax.set_title(f"{name}, delta={delta:g}\nanswer / certified end (lower if below it, else upper)", fontsize=9)
         fig.tight_layout()
         path = directory / file_name(name, delta, ".png")
         fig.savefig(path, dpi=110)

@@ -28,7 +28,7 @@ def tooltip(c: Cell) -> str:
         f"certified {c.direction} bracket: [{c.lower}, {c.upper}]",
     ]
     if c.ratio is not None:
-        lines.append(f"reported / certified {'lower' if c.claims == 'lower' else 'upper'} end: {c.ratio:.6g}")
+        lines.append(f"reported / certified {c.end} end: {c.ratio:.6g}")
     lines.append(f"seconds: {c.seconds:.2f}")
     return "\n".join(lines)
 
@@ -70,7 +70,8 @@ def page(cells: list[Cell], title: str, command: str, lines: list[str]) -> str:
         f"<h1>{escape(title)}</h1>",
         f"<p><code>{escape(command)}</code></p>",
         '<ul class="summary">' + "".join(f"<li>{escape(line)}</li>" for line in lines) + "</ul>",
-        f"<p>Cell text: the answer divided by the certified end it claims (hover for every number). {legend}</p>",
+        f"<p>Cell text: the answer divided by the certified end it is judged against (the lower end for an answer "
+        f"below the bracket, the upper end for one above, else the end it claims; hover for every number). {legend}</p>",
     ]
     for (name, delta), group in groups(cells).items():
         parts.append(f"<h2>{escape(name)}, delta = {delta:g}</h2>")

@@ -2,9 +2,10 @@
 cells as golden-table-style entries (the form `audit.runner.audit_one` checks an answer against).
 
 Axis text (`axis`): a comma list ("0.6,1,2") or a log-spaced range "a:b[:n]" (n points from a to b inclusive,
-default DEFAULT_POINTS; rounded to 3 significant digits, steps to integers, repeats dropped). Every value and
-every cell's Config is checked here, so a bad region is refused (InvalidParameter naming the parameter) before
-any work.
+default DEFAULT_POINTS; rounded to 3 significant digits, steps to integers). Every value and every cell's Config is
+checked here, so a bad region is refused (InvalidParameter naming the parameter) before any work. A value given
+twice (1e-5,0.00001; or two points of a range that round to the same value) is refused, not dropped: it would
+otherwise be either double work or a silently shorter axis than the one asked for.
 """
 
 from __future__ import annotations
@@ -32,12 +33,22 @@ def axis(name: str, text: str, kind: str = "float") -> tuple:
             values = [float(v) for v in text.split(",")]
         except ValueError:
             raise InvalidParameter(name, text, "must be a comma list of numbers or a range a:b[:n]") from None
-    out = []
-    for v in values:
-        v = _checked(name, text, v, kind)
-        if v not in out:
-            out.append(v)
+    out = [_checked(name, text, v, kind) for v in values]
+    twice = repeated(out)
+    if twice is not None:
+        how = "a range's points must stay distinct after rounding: use fewer points" if ":" in text else "give it once"
+        raise InvalidParameter(name, text, f"values must be distinct: {twice:g} is given twice; {how}")
     return tuple(sorted(out))
+
+
+def repeated(values):
+    """The first value that occurs twice in `values` (None when all are distinct)."""
+    seen = set()
+    for v in values:
+        if v in seen:
+            return v
+        seen.add(v)
+    return None
 
 
 def _range(name: str, text: str, kind: str) -> list[float]:
@@ -90,6 +101,8 @@ class Region:
         for name, values in (("sigma", self.sigmas), ("steps", self.steps), ("delta", self.deltas)):
             if not values:
                 raise InvalidParameter(name, "", "needs at least one value")
+            if repeated(values) is not None:
+                raise InvalidParameter(name, f"{repeated(values):g}", "is given twice: the values must be distinct")
         if self.cells_count > MAX_CELLS:
             raise InvalidParameter(
                 "sigma",

@@ -168,6 +168,23 @@ GRID: list[dict] = [
         "target": "1e-10",
         "method": "pld",
     },
+    # a boundary of the Poisson map over the performance map's region (docs/stability.md, "Where accountants
+    # break"): at δ = 1e-10, σ = 5, dp_accounting.pld is inside the bracket at T = 1e3 and x(1 - 9.6e-05) of its
+    # lower end at T = 1e5 (σ = 1 and 2 flip between the same T)
+    {
+        "id": "dpsgd-s5-q1e-2-T1e3-d1e-10",
+        "config": _g("5", "poisson", 1000, rate="1e-2"),
+        "quantity": "epsilon",
+        "target": "1e-10",
+        "method": "pld",
+    },
+    {
+        "id": "dpsgd-s5-q1e-2-T1e5-d1e-10",
+        "config": _g("5", "poisson", 100_000, rate="1e-2"),
+        "quantity": "epsilon",
+        "target": "1e-10",
+        "method": "pld",
+    },
     # a boundary of pld_accounting.range's map (docs/stability.md, "Where accountants break"): it answers at
     # δ = 1e-14 and raises RuntimeError ("Poisson-based adaptive initialization produced an invalid estimate: inf")
     # from δ = 1e-15 down, at every σ and t of the map
