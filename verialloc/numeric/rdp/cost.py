@@ -10,6 +10,7 @@ import math
 
 from ...budget import BASE_MEMORY, BASE_SECONDS, Estimate, float_or
 from ...config import Config
+from ...errors import UnsupportedRequest
 from .log_moments import MAX_ORDER
 
 #: the adaptive search of rdp_accountant._search: first largest order, and its cap when some t/k < MAX_ORDER
@@ -23,6 +24,10 @@ def estimate(config: Config, query: str, value, alpha_max=None) -> Estimate:
     """Estimated cost of an rdp query at order `value` (query "rdp") or of an ε/δ search up to `alpha_max`
     (None: the adaptive search)."""
     if query == "rdp":
+        if float_or(value, 2.0) > MAX_ORDER:  # the float64 orders end there: no estimate at a capped order
+            raise UnsupportedRequest(
+                "alpha", value, f"--method rdp (float64) supports orders alpha <= {MAX_ORDER}; use --method exact"
+            )
         n = min(max(2, math.ceil(float_or(value, 2.0))), MAX_ORDER)
         return Estimate(BASE_SECONDS + _seconds(config, n), BASE_MEMORY + 64.0 * n, "alpha", n)
     if alpha_max is not None:
