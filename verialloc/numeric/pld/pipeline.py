@@ -46,6 +46,8 @@ from .table import (
 
 #: targets below this switch the allocation to its tail-accurate (relative-error) convolutions
 TINY_DELTA = 1e-9
+#: smallest floor a δ query's rebuild asks (the smallest target δ of an ε query, FloatRange.delta_min)
+FLOOR_MIN = 1e-300
 #: the separable lower end runs while t is at most this (one statistic per epoch beyond separable.SEARCH_MAX_COPIES:
 #: ~2 s at t = 10⁴, 6–11 s at 10⁵, 36 s at 10⁶ on one core, plus ~1 s per squaring over epochs)
 SEPARABLE_MAX_COPIES = 200_000
@@ -150,8 +152,9 @@ def answer(
         fl = None
         if delta_floor is None and config.scheme == "allocation" and math.isfinite(eps):
             fl = tighten.delta_budget_floor([table[d, "upper"] for d in dirs], eps)
-        if fl is not None and fl < TINY_DELTA:  # the float budget, not the mechanism, would decide the upper end
-            # of a tiny δ: tail-accurate mode (which keeps relative accuracy below TINY_DELTA)
+        if fl is not None and FLOOR_MIN <= fl < TINY_DELTA:  # the float budget, not the mechanism, would decide
+            # the upper end of a tiny δ: tail-accurate mode (relative accuracy below TINY_DELTA, down to the floors an
+            # ε query may ask, δ >= FLOOR_MIN; a subnormal floor overflows the mode's tail sizes)
             table = builds.table(config, s, window, fl, direction).noted(_RETRY_NOTE)
         return builds.finer(table, s, "delta", eps)
 
