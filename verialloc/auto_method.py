@@ -9,6 +9,7 @@ their flags), used when it runs best; the exact method takes none."""
 from __future__ import annotations
 
 from .budget import Budget, BudgetExceeded, Estimate
+from .errors import UnsupportedRequest
 from .exact import method as exact_method
 from .method import Method
 from .numeric.best.method import METHOD as BEST
@@ -64,8 +65,14 @@ class AutoMethod(Method):
         exc = float_side[0]
         others = [f"{m.name}: " + str(other).split("; ")[0] for m, other in refused if m is not BEST]  # its reason
         if others and not isinstance(exc, BudgetExceeded):
-            exc.supported = f"{exc.supported}; " + "; ".join(others)
-            exc.args = (f"{exc}; " + "; ".join(others),)
+            # "use --method exact" is no remedy when exact's own reason follows (it refused too)
+            tried = [m.name for m, _ in refused if m is not BEST]
+            drop = [f"; use --method {name}" for name in tried]
+            supported = exc.supported
+            for d in drop:
+                supported = supported.replace(d, "")
+            exc.supported = f"{supported}; " + "; ".join(others)
+            exc.args = (str(UnsupportedRequest(exc.name, exc.value, exc.supported)),)
         return exc
 
     def estimate(self, query, config, value, options, digits, direction):

@@ -120,6 +120,8 @@ def check(
     else:
         hint = _nearest(query, config, m, value, options, budget, digits, name, current)
     shown = _short(Fraction(current)) if isinstance(current, int) else current
+    if hint.startswith("no smaller setting"):  # the driver is at its smallest (epochs=1): the budget is what binds
+        name, shown = "budget", f"{budget.seconds:g}"
     raise BudgetExceeded(name, shown, f"{method} {query}: {what}; {hint}; {larger}", est, budget)
 
 

@@ -129,7 +129,7 @@ def calibrate(
             return out(f"no bracket within sigma in [{SIGMA_RANGE[0]}, {SIGMA_RANGE[1]}]")
         verdict = probe(sigma)
         if verdict == "budget":
-            return out("budget spent while bracketing (the next probe does not fit the remaining budget)")
+            return out("stopped while bracketing: the next probe's estimated cost exceeds the remaining budget")
         if verdict == "deadline":
             return out(f"budget spent while bracketing (the probe at sigma={sigma} was stopped at the deadline)")
         if verdict == "unsupported":
@@ -151,7 +151,7 @@ def calibrate(
             mid = (lo + hi) / 2
         verdict = probe(mid)
         if verdict == "budget":
-            return out("budget spent (the next probe does not fit the remaining budget)")
+            return out("stopped: the next probe's estimated cost exceeds the remaining budget")
         if verdict == "deadline":
             return out(f"budget spent (the probe at sigma={mid} was stopped at the deadline)")
         if verdict == "unsupported":

@@ -169,7 +169,8 @@ def write_report(cert: Certificate, path, digits: int = DIGITS) -> Path:
     path = Path(path)
     if path.suffix.lower() != ".md":
         raise InvalidParameter("report", path, "must be a FILE.md in an existing directory")
-    output_file("report", path), output_file("report", path.with_suffix(".png"))  # no FIFO: it would block
+    output_file("report", path, devices=False)  # no FIFO (it would block), no device (/dev/full)
+    output_file("report", path.with_suffix(".png"), devices=False)
     out = certificate_json(cert, digits)
     lines = ["# verialloc certificate", "", "```", render_text(out), "```", ""]
     try:

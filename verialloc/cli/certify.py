@@ -132,7 +132,8 @@ def run_certify(args) -> dict:
     )
     digits = _digits(args.digits)
     if args.report:  # checked before the work: a FIFO or a missing directory is refused now, not after a minute
-        output_file("report", args.report), output_file("report", str(Path(args.report).with_suffix(".png")))
+        output_file("report", args.report, devices=False)
+        output_file("report", str(Path(args.report).with_suffix(".png")), devices=False)
     cert = certify(config, claim, args.direction, args.budget, progress=progress_bar(), strict=args.strict)
     out = certificate_json(cert, digits)
     typed = {"claimed": args.claimed_epsilon if args.claimed_epsilon is not None else args.claimed_delta}

@@ -42,14 +42,17 @@ def read_limited(path, name: str, limit: int = MAX_BYTES) -> str:
         raise InvalidParameter(name, path, json_input.not_utf8(data, exc)) from None
 
 
-def output_file(name: str, path) -> Path:
+def output_file(name: str, path, devices: bool = True) -> Path:
     """An output file `path` checked before any work: not a directory, not a FIFO, socket or block device (opening
     a FIFO to write blocks until a reader comes), in a directory that exists (none is created). A character device
-    (/dev/null) is allowed; a full one fails when written (exit 2, not a bug)."""
+    (/dev/null) is allowed when `devices` (a full one fails when written: exit 2, not a bug); a report written after
+    minutes of work asks devices=False, so that /dev/full is refused before the work, not after it."""
     p = Path(path)
     if p.is_dir():
         raise InvalidParameter(name, str(path), "must be a file name, not a directory")
-    if p.exists() and not (stat.S_ISREG(mode := os.stat(p).st_mode) or stat.S_ISCHR(mode)):
+    if p.exists() and not (stat.S_ISREG(mode := os.stat(p).st_mode) or (devices and stat.S_ISCHR(mode))):
+        if not devices:
+            raise InvalidParameter(name, str(path), "must be a regular file (not a device, FIFO or socket)")
         raise InvalidParameter(name, str(path), "must be a regular file (not a FIFO, socket or block device)")
     if not p.parent.exists():
         raise InvalidParameter(name, str(path), f"the directory {str(p.parent)!r} does not exist (create it first)")
