@@ -27,8 +27,19 @@ STATUS = {"certified": 0, "refuted": 4, "inconclusive": 5}
 def run_json(capsys, argv):
     status = cli.main(argv + ["--json"])
     out = json.loads(capsys.readouterr().out)
-    assert status == STATUS.get(out.get("verdict"), 0)
+    if out["command"] == "calibrate":  # 0 converged, 5 not (docs/cli.md, "Exit codes")
+        assert status == (0 if out["converged"] else 5)
+    else:
+        assert status == STATUS.get(out.get("verdict"), 0)
     return out
+
+
+def test_calibrate_that_cannot_converge_in_its_budget_exits_5(capsys):
+    """calibrate --budget 0.001 printed no σ and exited 0 (third pass, issue #30): a CI job must see it failed."""
+    out = run_json(
+        capsys, ["calibrate", "--steps", "100", "--target-epsilon", "1", "--delta", "1e-5", "--budget", "0.001"]
+    )
+    assert not out["converged"] and out["sigma_upper"] is None
 
 
 def test_cli_json_fields(capsys):

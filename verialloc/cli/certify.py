@@ -95,7 +95,7 @@ def register(sub) -> None:
     c.add_argument(*spellings("delta"), required=True, help="δ in (0, 1)")
     c.add_argument("--tolerance", default=DEFAULT_TOLERANCE, help=f"relative σ tolerance (default {DEFAULT_TOLERANCE})")
     c.add_argument("--budget", default=str(CALIBRATE_BUDGET), help=f"seconds in total (default {CALIBRATE_BUDGET})")
-    c.set_defaults(run=run_calibrate, render=render_calibration)
+    c.set_defaults(run=run_calibrate, render=render_calibration, status=calibrate_status)
 
 
 def _common(p) -> None:
@@ -207,6 +207,12 @@ def render_certify(out: dict) -> str:
 
 def _digits(value) -> int:
     return integer("digits", value, 1, MAX_DIGITS)
+
+
+def calibrate_status(out: dict) -> int:
+    """0 when the search converged to its tolerance, else 5 like an inconclusive claim (what is certified so far is
+    in sigma_upper / sigma_lower; docs/cli.md, "Exit codes")."""
+    return OK if out["converged"] else INCONCLUSIVE
 
 
 def run_calibrate(args) -> dict:
