@@ -120,9 +120,13 @@ def check(
     else:
         hint = _nearest(query, config, m, value, options, budget, digits, name, current)
     shown = _short(Fraction(current)) if isinstance(current, int) else current
-    if hint.startswith("no smaller setting"):  # the driver is at its smallest (epochs=1): the budget is what binds
+    if hint.startswith(NO_SMALLER):  # the driver is at its smallest (epochs=1): the budget is what binds
         name, shown = "budget", f"{budget.seconds:g}"
     raise BudgetExceeded(name, shown, f"{method} {query}: {what}; {hint}; {larger}", est, budget)
+
+
+#: the hint when the driving parameter cannot be made smaller (a refusal then names the budget)
+NO_SMALLER = "no smaller setting of the request fits"
 
 
 def _larger_budget(est: Estimate, budget: Budget) -> str:
@@ -153,7 +157,7 @@ def _nearest(query, config, m, value, options, budget, digits, name, current) ->
     """The largest value of the driving parameter (by bisection) whose estimate fits, as advice; where even its
     smallest value does not fit, what does (a coarser loss step) or that no setting of it does."""
     if not isinstance(current, int) or current <= 1 or not _searchable(m, name):
-        return "no smaller setting of the request fits; use another --method" + m.cheaper.get(query, "")
+        return NO_SMALLER + "; use another --method" + m.cheaper.get(query, "")
     lo, hi = 1, current
     fits = lambda x: _with(query, config, m, value, options, digits, name, x).fits(budget)  # noqa: E731
     if not fits(lo):

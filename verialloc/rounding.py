@@ -67,9 +67,10 @@ def _exact(v) -> Fraction | float:
     if isinstance(v, mp.mpf):
         if not mp.isfinite(v):
             return float(v)
-        if v and mp.mag(v) < TINY_MAG:
+        mag = mp.mag(v) if v else 0
+        if mag < TINY_MAG:
             return Fraction(1 if v > 0 else -1, 2**1076)  # rounds like v: to 0 or ±2^-1074, never in between
-        if v and mp.mag(v) > HUGE_MAG:
+        if mag > HUGE_MAG:
             return Fraction(2**1100 if v > 0 else -(2**1100))  # rounds like v: to ±inf or ±max float
         return _raw_fraction(v._mpf_)
     if isinstance(v, float) and not math.isfinite(v):

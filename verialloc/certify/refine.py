@@ -288,7 +288,7 @@ def _check_first(claim: Claim, config, options: dict, left: float, seconds: floa
     try:
         cost.check(claim.quantity, config, "pld", claim.at, options, cost.Budget(seconds=max(left, 1e-3)))
     except cost.BudgetExceeded as exc:
-        if exc.name != "budget" and "no smaller setting" not in exc.supported:  # else the budget is the cause
+        if exc.name != "budget":  # cost.check names the budget when it is the cause
             raise
         need = exc.estimate.seconds + (seconds - left)
         raise cost.BudgetExceeded(

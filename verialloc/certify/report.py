@@ -156,6 +156,17 @@ def profile(cert: Certificate, points: int = 40):
     return grid, np.array(lo), np.array(hi)
 
 
+def report_path(path) -> Path:
+    """A report's FILE.md, checked with its PNG before any work: regular files (no FIFO, which would block; no
+    device: /dev/full would throw the certificate away after computing it) in an existing directory."""
+    path = Path(path)
+    if path.suffix.lower() != ".md":
+        raise InvalidParameter("report", path, "must be a FILE.md in an existing directory")
+    output_file("report", path, devices=False)
+    output_file("report", path.with_suffix(".png"), devices=False)
+    return path
+
+
 def write_report(cert: Certificate, path, digits: int = DIGITS) -> Path:
     """Markdown report at `path` and a PNG plot of the certified profile next to it (needs matplotlib); without
     the plot, saying why, when the pld method cannot represent the configuration (`profile`)."""
@@ -166,11 +177,7 @@ def write_report(cert: Certificate, path, digits: int = DIGITS) -> Path:
         import matplotlib.pyplot as plt
     except ImportError:
         raise InvalidParameter("report", path, "plots need matplotlib: pip install 'verialloc[plot]'") from None
-    path = Path(path)
-    if path.suffix.lower() != ".md":
-        raise InvalidParameter("report", path, "must be a FILE.md in an existing directory")
-    output_file("report", path, devices=False)  # no FIFO (it would block), no device (/dev/full)
-    output_file("report", path.with_suffix(".png"), devices=False)
+    path = report_path(path)
     out = certificate_json(cert, digits)
     lines = ["# verialloc certificate", "", "```", render_text(out), "```", ""]
     try:

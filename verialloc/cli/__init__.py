@@ -11,7 +11,6 @@ UNSAFE row; docs/cli.md, "Exit codes").
 from __future__ import annotations
 
 import errno
-
 import os
 import re
 import sys

@@ -12,8 +12,6 @@ verialloc calibrate (--config FILE | --steps T [--scheme ...]) --target-epsilon 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from decimal import Decimal
 from types import SimpleNamespace
 
@@ -21,10 +19,9 @@ from ..certify import calibrate, certificate_json, certify, make_claim, write_re
 from ..certify.batch import run_batch
 from ..certify.calibrate import DEFAULT_BUDGET as CALIBRATE_BUDGET, DEFAULT_TOLERANCE
 from ..certify.refine import DEFAULT_BUDGET
-from ..certify.report import DIGITS, MAX_DIGITS, render_text
+from ..certify.report import DIGITS, MAX_DIGITS, render_text, report_path
 from ..errors import InvalidParameter
 from ..formatting import decimal
-from ..io.files import output_file
 from .query import typed_inputs
 from ..validation import integer
 from ..config import Config
@@ -132,12 +129,11 @@ def run_certify(args) -> dict:
     )
     digits = _digits(args.digits)
     if args.report:  # checked before the work: a FIFO or a missing directory is refused now, not after a minute
-        output_file("report", args.report, devices=False)
-        output_file("report", str(Path(args.report).with_suffix(".png")), devices=False)
+        report_path(args.report)
     cert = certify(config, claim, args.direction, args.budget, progress=progress_bar(), strict=args.strict)
     out = certificate_json(cert, digits)
-    typed = {"claimed": args.claimed_epsilon if args.claimed_epsilon is not None else args.claimed_delta}
-    out["input"] = {**typed_inputs(args), **{k: v for k, v in typed.items() if v is not None}}
+    claimed = args.claimed_epsilon if args.claimed_epsilon is not None else args.claimed_delta
+    out["input"] = {**typed_inputs(args), **({"claimed": claimed} if claimed is not None else {})}
     if args.report:
         out["report"] = str(write_report(cert, args.report, digits))
     return out

@@ -51,9 +51,8 @@ def output_file(name: str, path, devices: bool = True) -> Path:
     if p.is_dir():
         raise InvalidParameter(name, str(path), "must be a file name, not a directory")
     if p.exists() and not (stat.S_ISREG(mode := os.stat(p).st_mode) or (devices and stat.S_ISCHR(mode))):
-        if not devices:
-            raise InvalidParameter(name, str(path), "must be a regular file (not a device, FIFO or socket)")
-        raise InvalidParameter(name, str(path), "must be a regular file (not a FIFO, socket or block device)")
+        kinds = "a FIFO, socket or block device" if devices else "a device, FIFO or socket"
+        raise InvalidParameter(name, str(path), f"must be a regular file (not {kinds})")
     if not p.parent.exists():
         raise InvalidParameter(name, str(path), f"the directory {str(p.parent)!r} does not exist (create it first)")
     if not p.parent.is_dir():

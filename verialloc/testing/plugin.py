@@ -125,29 +125,22 @@ def check_accountant(
             f"[direction={direction}] for {assertions.describe(config)}; it "
             f"{assertions.expected_return(quantity)}"
         )
-    precomputed = isinstance(method, Bracket)
-    key = (
-        config,
-        quantity,
-        exact,
-        direction,
-        "precomputed" if precomputed else method,
-        pld_settings,
-    )  # exact: a 0-d array or "1e-5" is hashable
-    cache = {} if references is None else references
-    if precomputed:  # precomputed (a golden entry, testing.golden): nothing to compute or cache
-        cache = {key: method}
-    if key not in cache:
-        cache[key] = assertions.reference(
-            config,
-            epsilon=epsilon,
-            delta=delta,
-            direction=direction,
-            method=method,
-            pld_settings=pld_settings,
-            budget=budget,
-        )
-    ref = cache[key]
+    if isinstance(method, Bracket):  # precomputed (a golden entry, testing.golden): nothing to compute or cache
+        ref = method
+    else:
+        key = (config, quantity, exact, direction, method, pld_settings)  # exact: a 0-d array or "1e-5" is hashable
+        cache = {} if references is None else references
+        if key not in cache:
+            cache[key] = assertions.reference(
+                config,
+                epsilon=epsilon,
+                delta=delta,
+                direction=direction,
+                method=method,
+                pld_settings=pld_settings,
+                budget=budget,
+            )
+        ref = cache[key]
     kind = "an estimate" if claim == "estimate" else f"a{'n' * (claim == 'upper')} {claim} bound"
     query = (
         f"{_name(fn)} claimed {quantity}({given}={value}) = {_claim_text(raw)} as {kind} [direction={direction}] "
